@@ -1,0 +1,5 @@
+// kube-loom: a kube-controller-manager in TypeScript. Wiring only; see pkg/manager.
+import { builtinControllers } from "../../controllers/registry.ts";
+import { runCommand } from "../../pkg/manager/run-command.ts";
+
+process.exit(await runCommand(process.argv.slice(2), builtinControllers));

@@ -1,0 +1,138 @@
+// Runs a controller's workers: each takes a key from the rate-limited workqueue, reconciles
+// it, and applies controller-runtime's result rules. The workqueue guarantees that a key is
+// never reconciled by two workers at once.
+import { realClock, type Clock } from "../clock/clock.ts";
+import type { Logger } from "../log/logger.ts";
+import type { HealthCheck } from "../server/health.ts";
+import type { RateLimitingQueue } from "../workqueue/rate-limiting-queue.ts";
+import { noopReconcileMetrics, type ReconcileMetrics } from "./reconcile-metrics.ts";
+import { TerminalError, type Reconciler } from "./reconciler.ts";
+
+export interface ReconcileRunnerOptions<K> {
+  name: string;
+  queue: RateLimitingQueue<K>;
+  reconciler: Reconciler<K>;
+  workers: number;
+  logger: Logger;
+  metrics?: ReconcileMetrics;
+  clock?: Clock;
+  /** A reconcile running longer than this makes the health check fail (a wedged worker). */
+  wedgedAfterMs?: number;
+}
+
+export class ReconcileRunner<K> {
+  private readonly clock: Clock;
+  private readonly metrics: ReconcileMetrics;
+  private readonly wedgedAfterMs: number;
+  /** Start time of each reconcile in flight, by worker. */
+  private readonly inFlight = new Map<number, { key: K; since: number }>();
+  private state: "idle" | "running" | "stopped" | "crashed" = "idle";
+
+  constructor(private readonly options: ReconcileRunnerOptions<K>) {
+    this.clock = options.clock ?? realClock;
+    this.metrics = options.metrics ?? noopReconcileMetrics;
+    this.wedgedAfterMs = options.wedgedAfterMs ?? 10 * 60_000;
+  }
+
+  /**
+   * Runs the workers until `stop` aborts, then stops taking new keys and resolves once the
+   * reconciles in flight have finished. `abort` is handed to reconciles for an immediate stop.
+   */
+  async run(stop: AbortSignal, abort: AbortSignal = stop): Promise<void> {
+    const { queue, workers, name } = this.options;
+    this.state = "running";
+    this.metrics.setMaxConcurrentReconciles(name, workers);
+    // Shutting the queue down wakes the workers blocked in get().
+    const onStop = () => queue.shutDown();
+    stop.addEventListener("abort", onStop, { once: true });
+    if (stop.aborted) onStop();
+    try {
+      await Promise.all(Array.from({ length: workers }, (_, id) => this.worker(id, stop, abort)));
+      this.state = "stopped";
+    } catch (err) {
+      this.state = "crashed";
+      throw err;
+    } finally {
+      stop.removeEventListener("abort", onStop);
+    }
+  }
+
+  /** Alive while running, failing once a worker crashed or a reconcile is wedged. */
+  healthCheck(): HealthCheck {
+    return {
+      name: this.options.name,
+      check: () => {
+        if (this.state === "crashed") throw new Error("workers crashed");
+        const now = this.clock.now();
+        for (const { key, since } of this.inFlight.values()) {
+          if (now - since > this.wedgedAfterMs) {
+            throw new Error(`reconcile of ${String(key)} running for ${Math.round((now - since) / 1000)}s`);
+          }
+        }
+      },
+    };
+  }
+
+  private async worker(id: number, stop: AbortSignal, abort: AbortSignal): Promise<void> {
+    const { queue } = this.options;
+    for (;;) {
+      const next = await queue.get();
+      if (next.shutdown) return;
+      if (stop.aborted) {
+        // Graceful stop: keys still queued are left for the next leader's resync.
+        queue.done(next.item);
+        return;
+      }
+      this.inFlight.set(id, { key: next.item, since: this.clock.now() });
+      this.metrics.setActiveWorkers(this.options.name, this.inFlight.size);
+      try {
+        await this.reconcileOne(next.item, abort);
+      } finally {
+        this.inFlight.delete(id);
+        this.metrics.setActiveWorkers(this.options.name, this.inFlight.size);
+        queue.done(next.item);
+      }
+    }
+  }
+
+  private async reconcileOne(key: K, abort: AbortSignal): Promise<void> {
+    const { queue, reconciler, logger, name } = this.options;
+    const started = this.clock.now();
+    const seconds = () => (this.clock.now() - started) / 1000;
+    try {
+      const result = await reconciler.reconcile(key, abort);
+      if (result && result.requeueAfterMs > 0) {
+        queue.forget(key);
+        queue.addAfter(key, result.requeueAfterMs);
+        this.metrics.observe(name, "requeue_after", seconds());
+      } else {
+        queue.forget(key);
+        this.metrics.observe(name, "success", seconds());
+      }
+    } catch (err) {
+      if (abort.aborted) return;
+      if (err instanceof TerminalError) {
+        queue.forget(key);
+        logger.warn({ controller: name, key: String(key), err: err.message }, "reconcile failed permanently; not retrying");
+        this.metrics.observe(name, "terminal_error", seconds());
+        return;
+      }
+      if (isProgrammingError(err)) {
+        this.metrics.panicked(name);
+        logger.error({ controller: name, key: String(key), err }, "reconcile threw unexpectedly; retrying with backoff");
+      } else {
+        logger.info(
+          { controller: name, key: String(key), err: err instanceof Error ? err.message : String(err), requeues: queue.numRequeues(key) },
+          "reconcile failed; retrying with backoff",
+        );
+      }
+      queue.addRateLimited(key);
+      this.metrics.observe(name, "error", seconds());
+    }
+  }
+}
+
+/** The JavaScript counterpart of a Go panic: a bug, not a failed API call. */
+function isProgrammingError(err: unknown): boolean {
+  return err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError || !(err instanceof Error);
+}

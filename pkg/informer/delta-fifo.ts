@@ -1,0 +1,167 @@
+// client-go's DeltaFIFO: the queue between the reflector (producer) and the informer's
+// processing loop (consumer). Each key is queued once, with every change that happened to it
+// since it was last popped, in order; the consumer gets the whole list for the key at once.
+import type { KubeObject } from "../kube/objects.ts";
+import { type Delta, type DeltaType, DeletedFinalStateUnknown } from "./deltas.ts";
+import { type KeyFunc, deletionHandlingKeyFunc } from "./keys.ts";
+import type { ReflectorStore } from "./store.ts";
+
+/** The store the consumer keeps up to date (the informer's indexer): used to detect deletions and for resync. */
+export interface KnownObjects<T> {
+  listKeys(): string[];
+  getByKey(key: string): T | undefined;
+}
+
+/** Handles one key's deltas, oldest first. `isInInitialList`: the key came from the first list. */
+export type PopProcessFunc<T extends KubeObject> = (deltas: Delta<T>[], isInInitialList: boolean) => void | Promise<void>;
+
+export interface DeltaFIFOOptions<T extends KubeObject> {
+  knownObjects?: KnownObjects<T>;
+  keyFunc?: KeyFunc<T>;
+  /** Applied to every incoming object except tombstones and resyncs (those are already transformed). */
+  transform?: (obj: T) => T;
+}
+
+export class DeltaFIFO<T extends KubeObject = KubeObject> implements ReflectorStore<T> {
+  /** Pending deltas by key. A Map keeps insertion order, so its first entry is the queue's head. */
+  private readonly items = new Map<string, Delta<T>[]>();
+  private readonly knownObjects: KnownObjects<T> | undefined;
+  private readonly keyFunc: KeyFunc<T>;
+  private readonly transform: ((obj: T) => T) | undefined;
+  /** A first replace happened. */
+  private populated = false;
+  /** Keys of the first replace not yet fully processed. */
+  private initialPopulationCount = 0;
+  private readonly waiters = new Set<() => void>();
+
+  constructor(options: DeltaFIFOOptions<T> = {}) {
+    this.knownObjects = options.knownObjects;
+    this.keyFunc = options.keyFunc ?? deletionHandlingKeyFunc;
+    this.transform = options.transform;
+  }
+
+  add(obj: T): void {
+    this.queueAction("Added", obj);
+  }
+
+  update(obj: T): void {
+    this.queueAction("Updated", obj);
+  }
+
+  /** Queues a deletion, unless the object is neither cached nor queued (a relist already removed it). */
+  delete(obj: T | DeletedFinalStateUnknown<T>): void {
+    const key = this.keyOf(obj);
+    const known = this.knownObjects ? this.knownObjects.getByKey(key) !== undefined : false;
+    if (!known && !this.items.has(key)) return;
+    this.queueAction("Deleted", obj);
+  }
+
+  /**
+   * Applies a full list: a Replaced delta for every listed object, and a Deleted delta with a
+   * DeletedFinalStateUnknown tombstone for every queued or cached key the list no longer has.
+   */
+  replace(list: readonly T[], _resourceVersion: string): void {
+    const listed = new Set<string>();
+    for (const obj of list) {
+      listed.add(this.keyOf(obj));
+      this.queueAction("Replaced", obj);
+    }
+    let deletions = 0;
+    for (const [key, deltas] of this.items) {
+      if (listed.has(key)) continue;
+      const newest = deltas.at(-1)?.object;
+      if (newest === undefined) continue;
+      deletions++;
+      this.queueAction("Deleted", new DeletedFinalStateUnknown(key, newest instanceof DeletedFinalStateUnknown ? newest.obj : newest));
+    }
+    for (const key of this.knownObjects?.listKeys() ?? []) {
+      if (listed.has(key) || this.items.has(key)) continue;
+      const obj = this.knownObjects?.getByKey(key);
+      if (obj === undefined) continue;
+      deletions++;
+      this.queueAction("Deleted", new DeletedFinalStateUnknown(key, obj));
+    }
+    if (!this.populated) {
+      this.populated = true;
+      this.initialPopulationCount = listed.size + deletions;
+    }
+  }
+
+  /** Queues a Sync delta for every cached object that has no pending deltas. */
+  resync(): void {
+    if (!this.knownObjects) return;
+    for (const key of this.knownObjects.listKeys()) {
+      if (this.items.has(key)) continue;
+      const obj = this.knownObjects.getByKey(key);
+      if (obj !== undefined) this.queueAction("Sync", obj);
+    }
+  }
+
+  /**
+   * Waits for a key, removes it with its deltas and hands them to `process`, awaiting it.
+   * Resolves false, without processing, once `signal` aborts. Meant for a single consumer.
+   */
+  async pop(process: PopProcessFunc<T>, signal?: AbortSignal): Promise<boolean> {
+    while (this.items.size === 0) {
+      if (signal?.aborted) return false;
+      await this.nextArrival(signal);
+    }
+    if (signal?.aborted) return false;
+    const [key, deltas] = this.items.entries().next().value as [string, Delta<T>[]];
+    this.items.delete(key);
+    const isInInitialList = !this.hasSynced();
+    try {
+      await process(deltas, isInInitialList);
+    } finally {
+      // Counted down only after processing, so hasSynced never runs ahead of the consumer.
+      if (this.initialPopulationCount > 0) this.initialPopulationCount--;
+    }
+    return true;
+  }
+
+  /** True once the first replace happened and all the keys it queued were processed. */
+  hasSynced(): boolean {
+    return this.populated && this.initialPopulationCount === 0;
+  }
+
+  private queueAction(type: DeltaType, obj: T | DeletedFinalStateUnknown<T>): void {
+    const key = this.keyOf(obj);
+    const object = this.transform && type !== "Sync" && !(obj instanceof DeletedFinalStateUnknown) ? this.transform(obj) : obj;
+    const deltas = this.items.get(key) ?? [];
+    deltas.push({ type, object } as Delta<T>);
+    dedupDeltas(deltas);
+    this.items.set(key, deltas);
+    this.wake();
+  }
+
+  private keyOf(obj: T | DeletedFinalStateUnknown<T>): string {
+    return obj instanceof DeletedFinalStateUnknown ? obj.key : this.keyFunc(obj);
+  }
+
+  private nextArrival(signal: AbortSignal | undefined): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        this.waiters.delete(done);
+        signal?.removeEventListener("abort", done);
+        resolve();
+      };
+      this.waiters.add(done);
+      signal?.addEventListener("abort", done, { once: true });
+    });
+  }
+
+  private wake(): void {
+    for (const waiter of [...this.waiters]) waiter();
+  }
+}
+
+/**
+ * Collapses the last two deltas in place when both are deletions, keeping the one with more
+ * information (an observed deletion beats an inferred tombstone). Nothing else is merged.
+ */
+function dedupDeltas<T extends KubeObject>(deltas: Delta<T>[]): void {
+  const last = deltas.at(-1);
+  const previous = deltas.at(-2);
+  if (last?.type !== "Deleted" || previous?.type !== "Deleted") return;
+  deltas.splice(-2, 2, previous.object instanceof DeletedFinalStateUnknown ? last : previous);
+}

@@ -1,0 +1,152 @@
+import { describe, expect, test } from "bun:test";
+import { FakeClock } from "../clock/fake-clock.ts";
+import { type GroupVersionResource, resources } from "../kube/gvr.ts";
+import type { ListerWatcher } from "../kube/list-watch.ts";
+import { parseSelector, selectorFromLabelSelector } from "../labels/selector.ts";
+import { eventually } from "../../test/support/eventually.ts";
+import { FakeListerWatcher } from "../../test/support/fake-lister-watcher.ts";
+import { obj } from "../../test/support/objects.ts";
+import { type ListerWatcherRequest, SharedInformerFactory } from "./factory.ts";
+import { Indexer } from "./indexer.ts";
+import { namespaceIndex, namespaceIndexName } from "./index-funcs.ts";
+import { Lister } from "./lister.ts";
+
+const widgets: GroupVersionResource = { group: "example.com", version: "v1alpha1", resource: "widgets" };
+
+function setup(lwFor?: (gvr: GroupVersionResource) => ListerWatcher) {
+  const clock = new FakeClock();
+  const requests: { gvr: GroupVersionResource; request: ListerWatcherRequest }[] = [];
+  const factory = new SharedInformerFactory({
+    listerWatcherFor: (gvr, request) => {
+      requests.push({ gvr, request });
+      return lwFor?.(gvr) ?? new FakeListerWatcher([obj("ns/a")]);
+    },
+    defaultResyncMs: 0,
+    clock,
+    informerOptions: { random: () => 0 },
+  });
+  return { clock, factory, requests };
+}
+
+/** Drives waitForCacheSync's 100 ms polls on the fake clock until it answers. */
+async function waitForSync(clock: FakeClock, factory: SharedInformerFactory, timeoutMs?: number) {
+  let result: Awaited<ReturnType<SharedInformerFactory["waitForCacheSync"]>> | undefined;
+  const waiting = factory.waitForCacheSync(new AbortController().signal, timeoutMs).then((r) => (result = r));
+  while (!result) await clock.advance(100);
+  await waiting;
+  return result;
+}
+
+describe("SharedInformerFactory", () => {
+  test("one informer per resource and scope, shared by every caller", () => {
+    const { factory, requests } = setup();
+    const pods = factory.pods();
+    expect(factory.forResource(resources.pods).informer as unknown).toBe(pods.informer);
+    expect(factory.pods().lister).toBe(pods.lister);
+    expect(factory.pods({ namespace: "kube-system" }).informer).not.toBe(pods.informer);
+    expect(factory.pods({ labelSelector: "app=x" }).informer).not.toBe(pods.informer);
+    expect(factory.forMetadata(resources.pods).informer).not.toBe(pods.informer);
+    expect(factory.forResource(widgets).informer).toBe(factory.forResource(widgets).informer);
+    expect(requests.map((r) => r.request)).toEqual([
+      { namespace: undefined, labelSelector: undefined, fieldSelector: undefined, metadataOnly: false },
+      { namespace: "kube-system", labelSelector: undefined, fieldSelector: undefined, metadataOnly: false },
+      { namespace: undefined, labelSelector: "app=x", fieldSelector: undefined, metadataOnly: false },
+      { namespace: undefined, labelSelector: undefined, fieldSelector: undefined, metadataOnly: true },
+      { namespace: undefined, labelSelector: undefined, fieldSelector: undefined, metadataOnly: false },
+    ]);
+  });
+
+  test("the factory's namespace and tweakListOptions apply to every informer", () => {
+    const requests: ListerWatcherRequest[] = [];
+    const factory = new SharedInformerFactory({
+      listerWatcherFor: (_gvr, request) => {
+        requests.push(request);
+        return new FakeListerWatcher();
+      },
+      defaultResyncMs: 0,
+      namespace: "team-a",
+      tweakListOptions: (selectors) => ({ ...selectors, labelSelector: "managed=true" }),
+    });
+    factory.configMaps();
+    factory.leases({ namespace: "" });
+    expect(requests).toEqual([
+      { namespace: "team-a", labelSelector: "managed=true", fieldSelector: undefined, metadataOnly: false },
+      { namespace: undefined, labelSelector: "managed=true", fieldSelector: undefined, metadataOnly: false },
+    ]);
+  });
+
+  test("start runs the informers requested so far; waitForCacheSync names those that did not sync", async () => {
+    // Never answers, but honours its abort signal as the real client does.
+    const hang = (signal?: AbortSignal) => new Promise<never>((_, reject) => signal?.addEventListener("abort", () => reject(signal.reason)));
+    const stuck: ListerWatcher = { list: (_options, signal) => hang(signal), watch: (_options, signal) => hang(signal) };
+    const { clock, factory } = setup((gvr) => (gvr.resource === "leases" ? stuck : new FakeListerWatcher([obj("ns/a")])));
+    const controller = new AbortController();
+    factory.pods();
+    factory.start(controller.signal);
+    expect(await waitForSync(clock, factory, 1000)).toEqual({ synced: true, unsynced: [] });
+
+    factory.leases();
+    factory.replicaSets({ namespace: "prod" });
+    expect(factory.leases().informer.isStarted).toBe(false);
+    factory.start(controller.signal);
+    expect(factory.leases().informer.isStarted).toBe(true);
+    const result = await waitForSync(clock, factory, 1000);
+    expect(result).toEqual({ synced: false, unsynced: ["leases.v1.coordination.k8s.io"] });
+    expect(factory.replicaSets({ namespace: "prod" }).informer.hasSynced()).toBe(true);
+    await factory.shutdown();
+  });
+
+  test("shutdown stops every informer and waits for them", async () => {
+    const lws: FakeListerWatcher[] = [];
+    const { factory } = setup(() => {
+      const lw = new FakeListerWatcher([obj("ns/a")]);
+      lws.push(lw);
+      return lw;
+    });
+    factory.pods();
+    factory.forResource(widgets);
+    factory.start(new AbortController().signal);
+    await eventually(() => lws.every((lw) => lw.openWatches === 1), "watching");
+    await factory.shutdown();
+    expect(lws.map((lw) => lw.openWatches)).toEqual([0, 0]);
+    factory.configMaps();
+    factory.start(new AbortController().signal);
+    expect(factory.configMaps().informer.isStarted).toBe(false);
+  });
+
+  test("listers read the informer's cache", async () => {
+    const { clock, factory } = setup(
+      () =>
+        new FakeListerWatcher([
+          obj("ns1/a", { labels: { app: "web" } }),
+          obj("ns1/b", { labels: { app: "db" } }),
+          obj("ns2/c", { labels: { app: "web" } }),
+        ]),
+    );
+    const { lister } = factory.pods();
+    factory.start(new AbortController().signal);
+    await waitForSync(clock, factory);
+    expect(lister.list()).toHaveLength(3);
+    expect(lister.list(parseSelector("app=web")).map((p) => p.metadata?.name).sort()).toEqual(["a", "c"]);
+    expect(lister.namespace("ns1").list().map((p) => p.metadata?.name).sort()).toEqual(["a", "b"]);
+    expect(lister.namespace("ns1").list(selectorFromLabelSelector({ matchLabels: { app: "db" } }))[0]?.metadata?.name).toBe("b");
+    expect(lister.namespace("ns2").get("c")?.metadata?.name).toBe("c");
+    expect(lister.namespace("ns2").get("a")).toBeUndefined();
+    await factory.shutdown();
+  });
+});
+
+describe("Lister", () => {
+  test("get finds cluster-scoped objects; namespace lists work without the namespace index too", () => {
+    const plain = new Indexer();
+    const indexed = new Indexer({ [namespaceIndexName]: namespaceIndex });
+    for (const indexer of [plain, indexed]) {
+      indexer.add(obj("node-1"));
+      indexer.add(obj("ns/a"));
+      const lister = new Lister(indexer);
+      expect(lister.get("node-1")?.metadata?.name).toBe("node-1");
+      expect(lister.namespace("ns").list().map((o) => o.metadata?.name)).toEqual(["a"]);
+      expect(lister.namespace("").list().map((o) => o.metadata?.name)).toEqual(["node-1"]);
+    }
+  });
+});

@@ -1,0 +1,174 @@
+// One informer per collection view, shared by every controller that asks for it
+// (client-go's SharedInformerFactory, dynamic and typed in one).
+import type { V1ConfigMap, V1Lease, V1Pod, V1ReplicaSet } from "@kubernetes/client-node";
+import { type Clock, realClock } from "../clock/clock.ts";
+import type { PartialObjectMetadata } from "../kube/dynamic-client.ts";
+import { type GroupVersionResource, gvrString, resources } from "../kube/gvr.ts";
+import type { ListerWatcher } from "../kube/list-watch.ts";
+import type { KubeObject, Wire } from "../kube/objects.ts";
+import { type Logger, silentLogger } from "../log/logger.ts";
+import { Lister } from "./lister.ts";
+import { SharedIndexInformer, type SharedIndexInformerOptions } from "./shared-informer.ts";
+
+/** Which part of a collection an informer sees. */
+export interface InformerScope {
+  /** undefined: the factory's namespace; "": all namespaces (or a cluster-scoped resource). */
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+}
+
+/** What `listerWatcherFor` is asked for: the scope, resolved, and whether only metadata is wanted. */
+export interface ListerWatcherRequest {
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** List and watch PartialObjectMetadata instead of full objects. */
+  metadataOnly: boolean;
+}
+
+export interface SharedInformerFactoryOptions {
+  /** Builds the ListerWatcher of one informer; it must apply the namespace and selectors it is given. */
+  listerWatcherFor(gvr: GroupVersionResource, request: ListerWatcherRequest): ListerWatcher;
+  /** Resync period of handlers added without one; 0: none. */
+  defaultResyncMs: number;
+  clock?: Clock;
+  logger?: Logger;
+  /** Namespace every informer is limited to unless its scope says otherwise. Default: all. */
+  namespace?: string;
+  /** Adjusts the selectors of every informer the factory creates. */
+  tweakListOptions?: (selectors: Pick<InformerScope, "labelSelector" | "fieldSelector">) => Pick<InformerScope, "labelSelector" | "fieldSelector">;
+  /** Tuning and hooks given to every informer. */
+  informerOptions?: Pick<SharedIndexInformerOptions<KubeObject>, "reflector" | "onHandlerError" | "random">;
+}
+
+/** An informer with a lister over its cache. */
+export interface ResourceInformer<T extends KubeObject> {
+  readonly informer: SharedIndexInformer<T>;
+  readonly lister: Lister<T>;
+}
+
+export interface CacheSyncResult {
+  synced: boolean;
+  /** Informers that had not synced, named by gvr string (plus their scope when not the default). */
+  unsynced: string[];
+}
+
+interface Entry {
+  description: string;
+  shared: ResourceInformer<KubeObject>;
+  run?: Promise<void>;
+}
+
+/** How often waitForCacheSync looks, as client-go's WaitForCacheSync. */
+const syncPollMs = 100;
+
+export class SharedInformerFactory {
+  private readonly entries = new Map<string, Entry>();
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly stopAll = new AbortController();
+
+  constructor(private readonly options: SharedInformerFactoryOptions) {
+    this.clock = options.clock ?? realClock;
+    this.logger = options.logger ?? silentLogger;
+  }
+
+  /**
+   * The shared informer of any resource (CRDs included), created on first request. The caller
+   * names the object type it expects; nothing checks it.
+   */
+  forResource<T extends KubeObject = KubeObject>(gvr: GroupVersionResource, scope: InformerScope = {}): ResourceInformer<T> {
+    return this.shared<T>(gvr, scope, false);
+  }
+
+  /** A shared informer that caches PartialObjectMetadata only: far less memory for big collections. */
+  forMetadata(gvr: GroupVersionResource, scope: InformerScope = {}): ResourceInformer<PartialObjectMetadata> {
+    return this.shared<PartialObjectMetadata>(gvr, scope, true);
+  }
+
+  pods(scope?: InformerScope): ResourceInformer<Wire<V1Pod>> {
+    return this.forResource<Wire<V1Pod>>(resources.pods, scope);
+  }
+
+  replicaSets(scope?: InformerScope): ResourceInformer<Wire<V1ReplicaSet>> {
+    return this.forResource<Wire<V1ReplicaSet>>(resources.replicaSets, scope);
+  }
+
+  leases(scope?: InformerScope): ResourceInformer<Wire<V1Lease>> {
+    return this.forResource<Wire<V1Lease>>(resources.leases, scope);
+  }
+
+  configMaps(scope?: InformerScope): ResourceInformer<Wire<V1ConfigMap>> {
+    return this.forResource<Wire<V1ConfigMap>>(resources.configMaps, scope);
+  }
+
+  /** Starts every informer not started yet; call again after requesting more. They stop when `signal` aborts or on shutdown. */
+  start(signal: AbortSignal): void {
+    if (this.stopAll.signal.aborted) return;
+    const stop = AbortSignal.any([signal, this.stopAll.signal]);
+    for (const entry of this.entries.values()) {
+      if (entry.shared.informer.isStarted) continue;
+      entry.run = entry.shared.informer.run(stop).catch((err: unknown) => {
+        this.logger.error({ err, informer: entry.description }, "informer failed");
+      });
+    }
+  }
+
+  /** Waits until every requested informer has synced, `signal` aborts, or `timeoutMs` passes. */
+  async waitForCacheSync(signal: AbortSignal, timeoutMs?: number): Promise<CacheSyncResult> {
+    const deadline = timeoutMs === undefined ? Number.POSITIVE_INFINITY : this.clock.now() + timeoutMs;
+    for (;;) {
+      const unsynced = [...this.entries.values()].filter((e) => !e.shared.informer.hasSynced()).map((e) => e.description);
+      const remainingMs = deadline - this.clock.now();
+      if (unsynced.length === 0 || signal.aborted || remainingMs <= 0) return { synced: unsynced.length === 0, unsynced };
+      await this.clock.sleep(Math.min(syncPollMs, remainingMs), signal).catch(() => undefined);
+    }
+  }
+
+  /** Stops every informer and resolves once all have ended; the factory starts nothing afterwards. */
+  async shutdown(): Promise<void> {
+    this.stopAll.abort();
+    await Promise.all([...this.entries.values()].map((entry) => entry.run));
+  }
+
+  private shared<T extends KubeObject>(gvr: GroupVersionResource, scope: InformerScope, metadataOnly: boolean): ResourceInformer<T> {
+    const selectors = this.options.tweakListOptions
+      ? this.options.tweakListOptions({ labelSelector: scope.labelSelector, fieldSelector: scope.fieldSelector })
+      : scope;
+    // Empty strings mean "no restriction", the same as leaving them out.
+    const request: ListerWatcherRequest = {
+      namespace: (scope.namespace ?? this.options.namespace) || undefined,
+      labelSelector: selectors.labelSelector || undefined,
+      fieldSelector: selectors.fieldSelector || undefined,
+      metadataOnly,
+    };
+    const key = JSON.stringify([gvr.group, gvr.version, gvr.resource, request.namespace, request.labelSelector, request.fieldSelector, metadataOnly]);
+    let entry = this.entries.get(key);
+    if (!entry) {
+      const description = describe(gvr, request);
+      const informer = new SharedIndexInformer<KubeObject>(this.options.listerWatcherFor(gvr, request), {
+        ...this.options.informerOptions,
+        name: description,
+        defaultResyncMs: this.options.defaultResyncMs,
+        clock: this.clock,
+        logger: this.logger,
+      });
+      entry = { description, shared: { informer, lister: new Lister(informer.getIndexer()) } };
+      this.entries.set(key, entry);
+    }
+    // One informer serves every caller whatever type they expect; the caller vouches for the type.
+    return entry.shared as unknown as ResourceInformer<T>;
+  }
+}
+
+/** "pods.v1", or "pods.v1{namespace=a,labelSelector=b,metadataOnly}" for a narrower view. */
+function describe(gvr: GroupVersionResource, request: ListerWatcherRequest): string {
+  const qualifiers = [
+    request.namespace ? `namespace=${request.namespace}` : "",
+    request.labelSelector ? `labelSelector=${request.labelSelector}` : "",
+    request.fieldSelector ? `fieldSelector=${request.fieldSelector}` : "",
+    request.metadataOnly ? "metadataOnly" : "",
+  ].filter(Boolean);
+  return qualifiers.length > 0 ? `${gvrString(gvr)}{${qualifiers.join(",")}}` : gvrString(gvr);
+}

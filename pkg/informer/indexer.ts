@@ -1,0 +1,152 @@
+// The informer's cache: objects by key, plus secondary indices (client-go's Indexer over a
+// threadSafeMap). Indexers name the index functions; indices hold, per index, value → keys.
+import type { KubeObject } from "../kube/objects.ts";
+import { DeletedFinalStateUnknown } from "./deltas.ts";
+import { type KeyFunc, metaNamespaceKeyFunc } from "./keys.ts";
+import type { Store } from "./store.ts";
+
+export type IndexFunc<T> = (obj: T) => string[];
+export type Indexers<T> = Record<string, IndexFunc<T>>;
+
+export class Indexer<T extends KubeObject = KubeObject> implements Store<T> {
+  private readonly items = new Map<string, T>();
+  private readonly indexers = new Map<string, IndexFunc<T>>();
+  /** index name → indexed value → keys of the objects filed under it. */
+  private readonly indices = new Map<string, Map<string, Set<string>>>();
+
+  constructor(
+    indexers: Indexers<T> = {},
+    private readonly keyFunc: KeyFunc<T> = metaNamespaceKeyFunc,
+  ) {
+    this.addIndexers(indexers);
+  }
+
+  /** Adds or replaces the object under its key. */
+  add(obj: T): void {
+    this.put(this.keyFunc(obj), obj);
+  }
+
+  update(obj: T): void {
+    this.put(this.keyFunc(obj), obj);
+  }
+
+  delete(obj: T | DeletedFinalStateUnknown<T>): void {
+    const key = obj instanceof DeletedFinalStateUnknown ? obj.key : this.keyFunc(obj);
+    const old = this.items.get(key);
+    if (old === undefined) return;
+    this.reindex(key, this.indexValues(old), new Map());
+    this.items.delete(key);
+  }
+
+  /** Swaps the whole content for `items`; the resource version is not needed by a plain cache. */
+  replace(items: readonly T[], _resourceVersion: string): void {
+    const keyed = items.map((obj) => [this.keyFunc(obj), obj] as const);
+    this.items.clear();
+    for (const index of this.indices.values()) index.clear();
+    for (const [key, obj] of keyed) this.put(key, obj);
+  }
+
+  get(obj: T): T | undefined {
+    return this.items.get(this.keyFunc(obj));
+  }
+
+  getByKey(key: string): T | undefined {
+    return this.items.get(key);
+  }
+
+  list(): T[] {
+    return [...this.items.values()];
+  }
+
+  listKeys(): string[] {
+    return [...this.items.keys()];
+  }
+
+  /** The objects filed under `value` in the named index. Throws for an unknown index. */
+  byIndex(indexName: string, value: string): T[] {
+    return this.objectsOf(this.indexKeys(indexName, value));
+  }
+
+  /** The objects sharing at least one value of the named index with `obj`. */
+  index(indexName: string, obj: T): T[] {
+    const index = this.indexNamed(indexName);
+    const keys = new Set<string>();
+    for (const value of this.indexers.get(indexName)?.(obj) ?? []) {
+      for (const key of index.get(value) ?? []) keys.add(key);
+    }
+    return this.objectsOf(keys);
+  }
+
+  /** The keys filed under `value` in the named index. Throws for an unknown index. */
+  indexKeys(indexName: string, value: string): string[] {
+    return [...(this.indexNamed(indexName).get(value) ?? [])];
+  }
+
+  /** Every value that currently has objects in the named index. */
+  listIndexFuncValues(indexName: string): string[] {
+    return [...(this.indices.get(indexName)?.keys() ?? [])];
+  }
+
+  getIndexers(): Indexers<T> {
+    return Object.fromEntries(this.indexers);
+  }
+
+  /** Adds index functions and indexes the objects already cached; a name may be registered only once. */
+  addIndexers(indexers: Indexers<T>): void {
+    const conflicts = Object.keys(indexers).filter((name) => this.indexers.has(name));
+    if (conflicts.length > 0) throw new Error(`indexer conflict: ${conflicts.join(", ")}`);
+    for (const [name, fn] of Object.entries(indexers)) {
+      this.indexers.set(name, fn);
+      this.indices.set(name, new Map());
+      for (const [key, obj] of this.items) this.reindex(key, new Map(), new Map([[name, new Set(fn(obj))]]));
+    }
+  }
+
+  private put(key: string, obj: T): void {
+    // Index values are computed before anything changes, so an index function that throws leaves the store intact.
+    const newValues = this.indexValues(obj);
+    const old = this.items.get(key);
+    this.reindex(key, old === undefined ? new Map() : this.indexValues(old), newValues);
+    this.items.set(key, obj);
+  }
+
+  private indexValues(obj: T): Map<string, Set<string>> {
+    const values = new Map<string, Set<string>>();
+    for (const [name, fn] of this.indexers) values.set(name, new Set(fn(obj)));
+    return values;
+  }
+
+  /** Moves `key` from the old index values to the new ones, dropping emptied value sets. */
+  private reindex(key: string, oldValues: Map<string, Set<string>>, newValues: Map<string, Set<string>>): void {
+    for (const [name, index] of this.indices) {
+      const before = oldValues.get(name) ?? new Set<string>();
+      const after = newValues.get(name) ?? new Set<string>();
+      for (const value of before) {
+        if (after.has(value)) continue;
+        const keys = index.get(value);
+        keys?.delete(key);
+        if (keys?.size === 0) index.delete(value);
+      }
+      for (const value of after) {
+        let keys = index.get(value);
+        if (!keys) index.set(value, (keys = new Set()));
+        keys.add(key);
+      }
+    }
+  }
+
+  private objectsOf(keys: Iterable<string>): T[] {
+    const objects: T[] = [];
+    for (const key of keys) {
+      const obj = this.items.get(key);
+      if (obj !== undefined) objects.push(obj);
+    }
+    return objects;
+  }
+
+  private indexNamed(indexName: string): Map<string, Set<string>> {
+    const index = this.indices.get(indexName);
+    if (!index) throw new Error(`index with name "${indexName}" does not exist`);
+    return index;
+  }
+}

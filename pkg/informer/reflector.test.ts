@@ -1,0 +1,299 @@
+import { describe, expect, test } from "bun:test";
+import { FakeClock } from "../clock/fake-clock.ts";
+import { ApiError, TransportError } from "../kube/errors.ts";
+import { eventually, settle } from "../../test/support/eventually.ts";
+import { FakeListerWatcher } from "../../test/support/fake-lister-watcher.ts";
+import { obj } from "../../test/support/objects.ts";
+import { Indexer } from "./indexer.ts";
+import { Reflector, type ReflectorOptions } from "./reflector.ts";
+import { VeryShortWatchError, WatchIdleError } from "./reflector-errors.ts";
+
+function start(options: { objects?: number; reflector?: ReflectorOptions; watchList?: "supported" | "rejected" | "ignored" } = {}) {
+  const clock = new FakeClock();
+  const lw = new FakeListerWatcher(Array.from({ length: options.objects ?? 3 }, (_, i) => obj(`ns/pod-${i}`)));
+  if (options.watchList) lw.watchListSupport = options.watchList;
+  const store = new Indexer();
+  const errors: unknown[] = [];
+  const reflector = new Reflector(lw, store, { clock, random: () => 0, onError: (err) => errors.push(err), ...options.reflector });
+  const controller = new AbortController();
+  const running = reflector.run(controller.signal);
+  const stop = async () => {
+    controller.abort();
+    await running;
+  };
+  return { clock, lw, store, reflector, errors, stop };
+}
+
+const keys = (store: Indexer) => store.listKeys().sort();
+
+describe("Reflector", () => {
+  test("lists first with resourceVersion 0 and no paging, then watches from the list's resourceVersion", async () => {
+    const { lw, store, reflector, stop } = start({ reflector: { random: () => 0.999 } });
+    await eventually(() => lw.watchCalls.length === 1, "first watch");
+    expect(lw.listCalls).toEqual([{ resourceVersion: "0" }]);
+    expect(keys(store)).toEqual(["ns/pod-0", "ns/pod-1", "ns/pod-2"]);
+    expect(reflector.hasSynced()).toBe(true);
+    expect(reflector.lastSyncResourceVersion).toBe(lw.currentResourceVersion);
+    expect(lw.watchCalls[0]).toEqual({ resourceVersion: lw.currentResourceVersion, allowWatchBookmarks: true, timeoutSeconds: 599 });
+    await stop();
+  });
+
+  test("watch timeouts are random in [300, 600) seconds", async () => {
+    const { lw, stop } = start();
+    await eventually(() => lw.watchCalls.length === 1, "first watch");
+    expect(lw.watchCalls[0]?.timeoutSeconds).toBe(300);
+    await stop();
+  });
+
+  test("watch events update the store and the last synced resourceVersion", async () => {
+    const { lw, store, reflector, stop } = start();
+    await eventually(() => lw.openWatches === 1, "watch");
+    lw.create(obj("ns/new"));
+    lw.update(obj("ns/pod-0", { labels: { changed: "yes" } }));
+    lw.delete("ns/pod-1");
+    await eventually(() => reflector.lastSyncResourceVersion === lw.currentResourceVersion, "events applied");
+    expect(keys(store)).toEqual(["ns/new", "ns/pod-0", "ns/pod-2"]);
+    expect(store.getByKey("ns/pod-0")?.metadata?.labels).toEqual({ changed: "yes" });
+    await stop();
+  });
+
+  test("a bookmark only advances the resourceVersion", async () => {
+    const { lw, store, reflector, stop } = start();
+    await eventually(() => lw.openWatches === 1, "watch");
+    lw.deleteSilently("ns/pod-0");
+    lw.sendBookmark();
+    await eventually(() => reflector.lastSyncResourceVersion === lw.currentResourceVersion, "bookmark applied");
+    expect(keys(store)).toContain("ns/pod-0");
+    await stop();
+  });
+
+  test("410 on watch: relists with a quorum read, paginated, then watches from the new list", async () => {
+    const { clock, lw, store, reflector, errors, stop } = start({ objects: 6, reflector: { pageSize: 2 } });
+    await eventually(() => lw.openWatches === 1, "watch");
+    await clock.advance(5_000);
+    lw.endStreams();
+    lw.deleteSilently("ns/pod-5");
+    lw.compact();
+    await eventually(() => lw.listCalls.length === 4 && lw.openWatches === 1, "relist and re-watch");
+    expect(lw.listCalls.slice(1)).toEqual([{ limit: 2 }, { limit: 2, continue: "2" }, { limit: 2, continue: "4" }]);
+    expect(keys(store)).toEqual(["ns/pod-0", "ns/pod-1", "ns/pod-2", "ns/pod-3", "ns/pod-4"]);
+    expect(lw.watchCalls.at(-1)?.resourceVersion).toBe(lw.currentResourceVersion);
+    expect(reflector.counters).toMatchObject({ lists: 2, relists: 1, errors: 0 });
+    expect(errors).toEqual([]);
+    await stop();
+  });
+
+  test("an in-stream 410 ERROR event relists too", async () => {
+    const { lw, reflector, stop } = start();
+    await eventually(() => lw.openWatches === 1, "watch");
+    lw.sendError({ code: 410, reason: "Expired", message: "too old resource version" });
+    await eventually(() => lw.listCalls.length === 2, "relist");
+    expect(lw.listCalls[1]).toEqual({ limit: 500 });
+    expect(reflector.counters.relists).toBe(1);
+    await stop();
+  });
+
+  test("a continue token expiring mid-relist restarts as one full list", async () => {
+    const { clock, lw, store, stop } = start({ objects: 5, reflector: { pageSize: 2 } });
+    await eventually(() => lw.openWatches === 1, "watch");
+    await clock.advance(5_000);
+    lw.expireContinueTokens();
+    lw.failNextWatch(new ApiError(410, "Expired", "gone", "GET", "/fake"));
+    lw.endStreams();
+    await eventually(() => lw.listCalls.length === 4, "relist");
+    expect(lw.listCalls.slice(1)).toEqual([{ limit: 2 }, { limit: 2, continue: "2" }, {}]);
+    expect(keys(store)).toHaveLength(5);
+    await stop();
+  });
+
+  test("a watch the server ends is reopened from the last resourceVersion without relisting", async () => {
+    const { clock, lw, reflector, errors, stop } = start();
+    await eventually(() => lw.openWatches === 1, "watch");
+    lw.create(obj("ns/new"));
+    await eventually(() => reflector.lastSyncResourceVersion === lw.currentResourceVersion, "event");
+    await clock.advance(5_000);
+    lw.endStreams();
+    await eventually(() => lw.watchCalls.length === 2, "re-watch");
+    expect(lw.watchCalls[1]?.resourceVersion).toBe(lw.currentResourceVersion);
+    expect(lw.listCalls).toHaveLength(1);
+    expect(errors).toEqual([]);
+    await stop();
+  });
+
+  test("a broken stream backs off, then re-watches from the last resourceVersion without relisting", async () => {
+    const { clock, lw, errors, stop } = start();
+    await eventually(() => lw.openWatches === 1, "watch");
+    const rv = lw.currentResourceVersion;
+    lw.breakStreams();
+    await eventually(() => errors.length === 1, "error reported");
+    expect(errors[0]).toBeInstanceOf(TransportError);
+    await clock.advance(799);
+    await settle();
+    expect(lw.watchCalls).toHaveLength(1);
+    await clock.advance(1);
+    await eventually(() => lw.watchCalls.length === 2, "re-watch after backoff");
+    expect(lw.watchCalls[1]?.resourceVersion).toBe(rv);
+    expect(lw.listCalls).toHaveLength(1);
+    await stop();
+  });
+
+  test("a very short watch counts as a failure and backs off, doubling each time", async () => {
+    const { clock, lw, errors, stop } = start();
+    await eventually(() => lw.openWatches === 1, "watch");
+    lw.endStreams();
+    await eventually(() => errors.length === 1, "error");
+    expect(errors[0]).toBeInstanceOf(VeryShortWatchError);
+    await clock.advance(800);
+    await eventually(() => lw.openWatches === 1, "second watch");
+    lw.endStreams();
+    await eventually(() => errors.length === 2, "second error");
+    await clock.advance(1599);
+    await settle();
+    expect(lw.watchCalls).toHaveLength(2);
+    await clock.advance(1);
+    await eventually(() => lw.watchCalls.length === 3, "third watch");
+    expect(lw.listCalls).toHaveLength(1);
+    await stop();
+  });
+
+  test("429 and other errors on watch open back off and re-watch", async () => {
+    const { clock, lw, errors, stop } = start();
+    await eventually(() => lw.openWatches === 1, "watch");
+    lw.failNextWatch(new ApiError(429, "TooManyRequests", "slow down", "GET", "/fake"));
+    await clock.advance(5_000);
+    lw.endStreams();
+    await eventually(() => errors.length === 1, "429 reported");
+    await clock.advance(800);
+    await eventually(() => lw.openWatches === 1, "re-watch");
+    expect(lw.listCalls).toHaveLength(1);
+    await stop();
+  });
+
+  test("a non-410 ERROR event backs off and re-watches without relisting", async () => {
+    const { clock, lw, errors, stop } = start();
+    await eventually(() => lw.openWatches === 1, "watch");
+    lw.sendError({ code: 500, reason: "InternalError", message: "etcd hiccup" });
+    await eventually(() => errors.length === 1, "error");
+    expect(errors[0]).toBeInstanceOf(ApiError);
+    expect((errors[0] as ApiError).code).toBe(500);
+    await clock.advance(800);
+    await eventually(() => lw.watchCalls.length === 2, "re-watch");
+    expect(lw.listCalls).toHaveLength(1);
+    await stop();
+  });
+
+  test("a failed list backs off and lists again", async () => {
+    const clock = new FakeClock();
+    const lw = new FakeListerWatcher([obj("ns/a")]);
+    lw.failNextList(new TransportError("refused", "https://fake", "ECONNREFUSED"));
+    const store = new Indexer();
+    const controller = new AbortController();
+    const running = new Reflector(lw, store, { clock, random: () => 0 }).run(controller.signal);
+    await eventually(() => lw.listCalls.length === 1, "first list");
+    await settle();
+    expect(lw.listCalls).toHaveLength(1);
+    await clock.advance(800);
+    await eventually(() => lw.openWatches === 1, "listed and watching");
+    expect(lw.listCalls).toEqual([{ resourceVersion: "0" }, { resourceVersion: "0" }]);
+    controller.abort();
+    await running;
+  });
+
+  test("a relist answered by 410 again backs off instead of hammering the server", async () => {
+    const { clock, lw, stop } = start();
+    await eventually(() => lw.openWatches === 1, "watch");
+    lw.failNextWatch(new ApiError(410, "Expired", "gone", "GET", "/fake"));
+    lw.failNextWatch(new ApiError(410, "Expired", "gone", "GET", "/fake"));
+    await clock.advance(5_000);
+    lw.endStreams();
+    await eventually(() => lw.listCalls.length === 2 && lw.watchCalls.length === 3, "immediate relist, then 410 again");
+    await settle();
+    expect(lw.listCalls).toHaveLength(2);
+    await clock.advance(800);
+    await eventually(() => lw.listCalls.length === 3 && lw.openWatches === 1, "relist after backoff");
+    await stop();
+  });
+
+  test("the watchdog abandons a silent watch and re-watches at once; any event resets it", async () => {
+    const { clock, lw, reflector, errors, stop } = start({ reflector: { watchIdleTimeoutMs: 300_000 } });
+    await eventually(() => lw.openWatches === 1, "watch");
+    await clock.advance(200_000);
+    lw.sendBookmark();
+    await settle();
+    await clock.advance(200_000);
+    expect(lw.watchCalls).toHaveLength(1);
+    await clock.advance(100_000);
+    await eventually(() => lw.watchCalls.length === 2 && lw.openWatches === 1, "re-watch");
+    expect(errors[0]).toBeInstanceOf(WatchIdleError);
+    expect(reflector.counters.idleWatchAborts).toBe(1);
+    expect(lw.listCalls).toHaveLength(1);
+    await stop();
+  });
+
+  test("the watchdog works even when the stream ignores its abort signal", async () => {
+    const clock = new FakeClock();
+    const lw = new FakeListerWatcher([obj("ns/a")]);
+    let watches = 0;
+    const deaf = {
+      list: lw.list.bind(lw),
+      async watch() {
+        watches++;
+        return { [Symbol.asyncIterator]: () => ({ next: () => new Promise<never>(() => {}) }) };
+      },
+    };
+    const controller = new AbortController();
+    const running = new Reflector(deaf, new Indexer(), { clock, watchIdleTimeoutMs: 1000 }).run(controller.signal);
+    await eventually(() => watches === 1, "watch");
+    await clock.advance(1000);
+    await eventually(() => watches === 2, "re-watch");
+    controller.abort();
+    await running;
+  });
+
+  test("streaming list: fills the store at the initial-events-end bookmark and keeps watching the same stream", async () => {
+    const { lw, store, reflector, stop } = start({ reflector: { useWatchList: true } });
+    await eventually(() => reflector.hasSynced(), "synced");
+    expect(lw.listCalls).toEqual([]);
+    expect(lw.watchCalls[0]).toEqual({ sendInitialEvents: true, resourceVersionMatch: "NotOlderThan", allowWatchBookmarks: true, timeoutSeconds: 300 });
+    expect(keys(store)).toEqual(["ns/pod-0", "ns/pod-1", "ns/pod-2"]);
+    lw.create(obj("ns/later"));
+    await eventually(() => store.getByKey("ns/later") !== undefined, "event on the same stream");
+    expect(lw.watchCalls).toHaveLength(1);
+    expect(reflector.usingWatchList).toBe(true);
+    await stop();
+  });
+
+  test("streaming list rejected by the server: falls back to LIST for good", async () => {
+    const { clock, lw, store, reflector, stop } = start({ reflector: { useWatchList: true }, watchList: "rejected" });
+    await eventually(() => reflector.hasSynced() && lw.openWatches === 1, "synced by LIST");
+    expect(lw.listCalls).toEqual([{ resourceVersion: "0" }]);
+    expect(keys(store)).toHaveLength(3);
+    expect(reflector.usingWatchList).toBe(false);
+    await clock.advance(5_000);
+    lw.endStreams();
+    lw.deleteSilently("ns/pod-0");
+    lw.compact();
+    await eventually(() => lw.listCalls.length === 2, "relist");
+    expect(lw.watchCalls.filter((w) => w.sendInitialEvents)).toHaveLength(1);
+    await stop();
+  });
+
+  test("streaming list without the initial-events-end bookmark: falls back to LIST after the timeout", async () => {
+    const { clock, lw, store, reflector, stop } = start({ reflector: { useWatchList: true, watchListTimeoutMs: 10_000 }, watchList: "ignored" });
+    await eventually(() => lw.watchCalls.length === 1, "streaming watch");
+    await settle();
+    expect(keys(store)).toEqual([]);
+    await clock.advance(10_000);
+    await eventually(() => reflector.hasSynced(), "synced by LIST");
+    expect(lw.listCalls).toEqual([{ resourceVersion: "0" }]);
+    expect(reflector.usingWatchList).toBe(false);
+    await stop();
+  });
+
+  test("stops only when its signal aborts", async () => {
+    const { lw, stop } = start();
+    await eventually(() => lw.openWatches === 1, "watch");
+    await stop();
+    expect(lw.openWatches).toBe(0);
+  });
+});

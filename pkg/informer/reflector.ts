@@ -1,0 +1,277 @@
+// The reflector mirrors one collection of the API server into a store: LIST once, then WATCH
+// from the list's resourceVersion, re-watching whenever a watch ends and listing again only
+// when the server says the resourceVersion expired (410). client-go's tools/cache/reflector.go.
+import { type Clock, realClock } from "../clock/clock.ts";
+import { ExponentialBackoff } from "../flowcontrol/backoff.ts";
+import { ApiError, isResourceExpired, isTooManyRequests } from "../kube/errors.ts";
+import type { ListOptions, ListerWatcher, WatchOptions } from "../kube/list-watch.ts";
+import type { KubeObject, WatchEvent } from "../kube/objects.ts";
+import { type Logger, silentLogger } from "../log/logger.ts";
+import { childAbortController, untilAborted } from "./abortable.ts";
+import { metaNamespaceKeyFunc } from "./keys.ts";
+import { listAllPages } from "./list-pager.ts";
+import { VeryShortWatchError, WatchIdleError, WatchListUnsupportedError } from "./reflector-errors.ts";
+import type { ReflectorStore } from "./store.ts";
+
+/** The annotation on the bookmark that ends a streaming list's initial events. */
+export const initialEventsEndAnnotation = "k8s.io/initial-events-end";
+
+export interface ReflectorOptions {
+  /** Names the reflector in logs and errors, e.g. "pods.v1". */
+  name?: string;
+  clock?: Clock;
+  /** A number in [0, 1): watch timeouts and backoff jitter. */
+  random?: () => number;
+  logger?: Logger;
+  /** Objects per page when relisting; 0 lists in one request. Default 500. */
+  pageSize?: number;
+  /** A watch that delivers nothing, not even a bookmark, for this long is abandoned and reopened. Default 330 s. */
+  watchIdleTimeoutMs?: number;
+  /** Fill the store with a streaming list (watch with sendInitialEvents) instead of LIST; falls back to LIST for good if the server can't. */
+  useWatchList?: boolean;
+  /** How long a streaming list may take to deliver its initial events before falling back. Default 60 s. */
+  watchListTimeoutMs?: number;
+  /** Waits between failed attempts. Default: 800 ms doubling to 30 s, jitter 1.0, reset after 2 min. */
+  backoff?: ExponentialBackoff;
+  /** Told about every failed list or watch (client-go's WatchErrorHandler); the reflector retries regardless. */
+  onError?: (err: unknown) => void;
+}
+
+export interface ReflectorCounters {
+  /** LIST operations (each may take several pages). */
+  lists: number;
+  /** WATCH requests, streaming lists included. */
+  watches: number;
+  /** Lists forced by an expired resourceVersion. */
+  relists: number;
+  /** Failures reported to onError. */
+  errors: number;
+  /** Watches abandoned for being idle too long. */
+  idleWatchAborts: number;
+}
+
+/** The API server closes a watch after a random time in [minWatchTimeoutSeconds, 2 × that). */
+const minWatchTimeoutSeconds = 300;
+/** A watch that ends sooner than this with no events counts as a failure. */
+const veryShortWatchMs = 1000;
+
+export class Reflector<T extends KubeObject = KubeObject> {
+  private readonly name: string;
+  private readonly clock: Clock;
+  private readonly random: () => number;
+  private readonly logger: Logger;
+  private readonly pageSize: number;
+  private readonly watchIdleTimeoutMs: number;
+  private readonly watchListTimeoutMs: number;
+  private readonly backoff: ExponentialBackoff;
+  private readonly onError: ((err: unknown) => void) | undefined;
+  private readonly stats: ReflectorCounters = { lists: 0, watches: 0, relists: 0, errors: 0, idleWatchAborts: 0 };
+  private watchList: boolean;
+  private resourceVersion = "";
+  private synced = false;
+  private listNeeded = true;
+  /** Until the first 410, a list may come from the API server's watch cache (resourceVersion "0"). */
+  private listFromCache = true;
+  /** 410s since the last watch event: a relist that is answered with 410 again backs off. */
+  private expiredInARow = 0;
+
+  constructor(
+    private readonly listerWatcher: ListerWatcher<T>,
+    private readonly store: ReflectorStore<T>,
+    options: ReflectorOptions = {},
+  ) {
+    this.name = options.name ?? "reflector";
+    this.clock = options.clock ?? realClock;
+    this.random = options.random ?? Math.random;
+    this.logger = (options.logger ?? silentLogger).child({ reflector: this.name });
+    this.pageSize = options.pageSize ?? 500;
+    this.watchIdleTimeoutMs = options.watchIdleTimeoutMs ?? 330_000;
+    this.watchListTimeoutMs = options.watchListTimeoutMs ?? 60_000;
+    this.backoff = options.backoff ?? new ExponentialBackoff({ clock: this.clock, random: this.random });
+    this.onError = options.onError;
+    this.watchList = options.useWatchList ?? false;
+  }
+
+  /** The resourceVersion of the last list, event or bookmark applied. */
+  get lastSyncResourceVersion(): string {
+    return this.resourceVersion;
+  }
+
+  /** True once a first full list reached the store. */
+  hasSynced(): boolean {
+    return this.synced;
+  }
+
+  /** False once a streaming list failed and the reflector fell back to LIST. */
+  get usingWatchList(): boolean {
+    return this.watchList;
+  }
+
+  get counters(): Readonly<ReflectorCounters> {
+    return { ...this.stats };
+  }
+
+  /** Lists and watches until `signal` aborts; never gives up on its own. */
+  async run(signal: AbortSignal): Promise<void> {
+    this.logger.debug("starting reflector");
+    while (!signal.aborted) {
+      try {
+        if (this.listNeeded && !this.watchList) await this.list(signal);
+        // With a streaming list pending, this watch is the list.
+        await this.watch(signal, this.listNeeded);
+      } catch (err) {
+        if (signal.aborted) break;
+        await this.recover(err, signal);
+      }
+    }
+    this.logger.debug("stopped reflector");
+  }
+
+  private async list(signal: AbortSignal): Promise<void> {
+    // The watch cache can't page, and a quorum read can: page only when not asking the cache.
+    const options: ListOptions = this.listFromCache ? { resourceVersion: "0" } : this.pageSize > 0 ? { limit: this.pageSize } : {};
+    this.stats.lists++;
+    const result = await listAllPages(this.listerWatcher, options, signal);
+    this.logger.debug({ items: result.items.length, pages: result.pages, resourceVersion: result.resourceVersion }, "listed");
+    this.replaceStore(result.items, result.resourceVersion);
+  }
+
+  /**
+   * One WATCH, consumed until the server ends it. `streaming`: open it as a streaming list and
+   * replace the store once the initial events are in, then go on consuming it as a watch.
+   */
+  private async watch(signal: AbortSignal, streaming: boolean): Promise<void> {
+    const connection = childAbortController(signal);
+    let abandoned: Error | undefined;
+    const abandon = (reason: Error) => {
+      abandoned ??= reason;
+      connection.abort(reason);
+    };
+    const idleTimeout = () =>
+      this.clock.setTimer(this.watchIdleTimeoutMs, () => abandon(new WatchIdleError(`${this.name}: no watch event for ${this.watchIdleTimeoutMs} ms`)));
+    let idleTimer = idleTimeout();
+    const listTimer = streaming
+      ? this.clock.setTimer(this.watchListTimeoutMs, () =>
+          abandon(new WatchListUnsupportedError(`${this.name}: streaming list sent no initial-events-end bookmark within ${this.watchListTimeoutMs} ms`)),
+        )
+      : undefined;
+    // Objects of a streaming list, collected until the bookmark that ends the initial events.
+    let initial = streaming ? new Map<string, T>() : undefined;
+    const startedAt = this.clock.now();
+    let events = 0;
+    try {
+      this.stats.watches++;
+      const stream = await this.listerWatcher.watch(this.watchOptions(streaming), connection.signal);
+      for await (const event of untilAborted(stream, connection.signal)) {
+        events++;
+        idleTimer.cancel();
+        idleTimer = idleTimeout();
+        if (!initial) {
+          this.apply(event);
+          continue;
+        }
+        const listResourceVersion = this.collectInitial(event, initial);
+        if (listResourceVersion !== undefined) {
+          this.replaceStore([...initial.values()], listResourceVersion);
+          initial = undefined;
+          listTimer?.cancel();
+        }
+      }
+    } catch (err) {
+      if (abandoned) throw abandoned;
+      if (initial && isWatchListRejection(err)) throw new WatchListUnsupportedError(`${this.name}: streaming list rejected`, { cause: err });
+      throw err;
+    } finally {
+      idleTimer.cancel();
+      listTimer?.cancel();
+      connection.abort();
+    }
+    if (abandoned) throw abandoned;
+    if (signal.aborted) return;
+    if (initial) throw new WatchListUnsupportedError(`${this.name}: streaming list ended before its initial-events-end bookmark`);
+    if (events === 0 && this.clock.now() - startedAt < veryShortWatchMs) {
+      throw new VeryShortWatchError(`${this.name}: watch closed within ${veryShortWatchMs} ms without any event`);
+    }
+    this.logger.debug({ events, resourceVersion: this.resourceVersion }, "watch ended; re-watching");
+  }
+
+  private watchOptions(streaming: boolean): WatchOptions {
+    const timeoutSeconds = Math.floor(minWatchTimeoutSeconds * (1 + this.random()));
+    if (streaming) return { sendInitialEvents: true, resourceVersionMatch: "NotOlderThan", allowWatchBookmarks: true, timeoutSeconds };
+    return { resourceVersion: this.resourceVersion, allowWatchBookmarks: true, timeoutSeconds };
+  }
+
+  /** Applies a steady-state watch event to the store. */
+  private apply(event: WatchEvent<T>): void {
+    if (event.type === "ERROR") throw ApiError.fromStatus(event.object, "WATCH", this.name);
+    this.expiredInARow = 0;
+    const obj = event.object;
+    if (event.type === "BOOKMARK") return this.advance(obj.metadata?.resourceVersion);
+    if (!obj?.metadata?.name) {
+      this.logger.warn({ type: event.type }, "skipping watch event without an object name");
+      return;
+    }
+    if (event.type === "ADDED") this.store.add(obj);
+    else if (event.type === "MODIFIED") this.store.update(obj);
+    else this.store.delete(obj);
+    this.advance(obj.metadata.resourceVersion);
+  }
+
+  /** Gathers a streaming list's initial events; returns the list's resourceVersion once the bookmark ending them arrives. */
+  private collectInitial(event: WatchEvent<T>, initial: Map<string, T>): string | undefined {
+    if (event.type === "ERROR") throw ApiError.fromStatus(event.object, "WATCH", this.name);
+    const obj = event.object;
+    if (event.type === "BOOKMARK") {
+      return obj.metadata?.annotations?.[initialEventsEndAnnotation] === "true" ? (obj.metadata.resourceVersion ?? "") : undefined;
+    }
+    if (!obj?.metadata?.name) return undefined;
+    if (event.type === "DELETED") initial.delete(metaNamespaceKeyFunc(obj));
+    else initial.set(metaNamespaceKeyFunc(obj), obj);
+    return undefined;
+  }
+
+  private replaceStore(items: T[], resourceVersion: string): void {
+    this.store.replace(items, resourceVersion);
+    this.resourceVersion = resourceVersion;
+    this.synced = true;
+    this.listNeeded = false;
+  }
+
+  private advance(resourceVersion: string | undefined): void {
+    if (resourceVersion) this.resourceVersion = resourceVersion;
+  }
+
+  /** Decides what the next attempt is after a failure, and waits if it should. */
+  private async recover(err: unknown, signal: AbortSignal): Promise<void> {
+    if (err instanceof WatchListUnsupportedError) {
+      this.logger.warn({ err }, "streaming list unavailable; falling back to LIST");
+      this.watchList = false;
+      return;
+    }
+    if (isResourceExpired(err)) {
+      this.logger.info({ resourceVersion: this.resourceVersion }, "resourceVersion expired; relisting");
+      this.stats.relists++;
+      this.listNeeded = true;
+      this.listFromCache = false;
+      if (this.expiredInARow++ === 0) return;
+    } else {
+      this.report(err);
+      // A stalled connection is not the server's fault: reopen at once.
+      if (err instanceof WatchIdleError) return;
+    }
+    await this.backoff.wait(signal).catch(() => undefined);
+  }
+
+  private report(err: unknown): void {
+    this.stats.errors++;
+    if (err instanceof WatchIdleError) this.stats.idleWatchAborts++;
+    const level = isTooManyRequests(err) ? "info" : "warn";
+    this.logger[level]({ err, resourceVersion: this.resourceVersion, listing: this.listNeeded }, "list/watch failed; retrying");
+    this.onError?.(err);
+  }
+}
+
+/** Errors that say the server won't do streaming lists (feature gate off, old server, forbidden), as opposed to transient trouble. */
+function isWatchListRejection(err: unknown): boolean {
+  return err instanceof ApiError && err.code >= 400 && err.code < 500 && !isResourceExpired(err) && !isTooManyRequests(err);
+}

@@ -1,0 +1,252 @@
+import { describe, expect, test } from "bun:test";
+import { FakeClock } from "../clock/fake-clock.ts";
+import type { KubeObject } from "../kube/objects.ts";
+import { eventually, settle } from "../../test/support/eventually.ts";
+import { FakeListerWatcher } from "../../test/support/fake-lister-watcher.ts";
+import { obj } from "../../test/support/objects.ts";
+import { DeletedFinalStateUnknown } from "./deltas.ts";
+import { type ResourceEventHandler, isResync } from "./event-handler.ts";
+import { SharedIndexInformer, type SharedIndexInformerOptions } from "./shared-informer.ts";
+
+/** A handler that records what it is told as short strings. */
+function recorder(log: string[] = []) {
+  const handler: ResourceEventHandler<KubeObject> = {
+    onAdd: (o, initial) => void log.push(`add ${o.metadata?.name}${initial ? " (initial)" : ""}`),
+    onUpdate: (old, cur) => void log.push(`${isResync(old, cur) ? "resync" : "update"} ${cur.metadata?.name}`),
+    onDelete: (o) => void log.push(`delete ${o instanceof DeletedFinalStateUnknown ? `tombstone ${o.key}` : o.metadata?.name}`),
+  };
+  return { log, handler };
+}
+
+function setup(objects: KubeObject[] = [obj("ns/a"), obj("ns/b")], options: SharedIndexInformerOptions<KubeObject> = {}) {
+  const clock = new FakeClock();
+  const lw = new FakeListerWatcher(objects);
+  const informer = new SharedIndexInformer(lw, { clock, random: () => 0, name: "pods.v1", ...options });
+  const controller = new AbortController();
+  let running: Promise<void> | undefined;
+  return {
+    clock,
+    lw,
+    informer,
+    run: () => {
+      running = informer.run(controller.signal);
+    },
+    stop: async () => {
+      controller.abort();
+      await running;
+    },
+  };
+}
+
+describe("SharedIndexInformer", () => {
+  test("every handler gets adds, updates and deletes in order", async () => {
+    const { lw, informer, run, stop } = setup();
+    const first = recorder();
+    const second = recorder();
+    informer.addEventHandler(first.handler);
+    informer.addEventHandler(second.handler);
+    run();
+    await eventually(() => informer.hasSynced(), "synced");
+    lw.create(obj("ns/c"));
+    lw.update(obj("ns/a", { labels: { x: "1" } }));
+    lw.delete("ns/b");
+    const expected = ["add a (initial)", "add b (initial)", "add c", "update a", "delete b"];
+    await eventually(() => first.log.length === 5 && second.log.length === 5, "events");
+    expect(first.log).toEqual(expected);
+    expect(second.log).toEqual(expected);
+    expect(informer.getStore().listKeys().sort()).toEqual(["ns/a", "ns/c"]);
+    expect(informer.lastSyncResourceVersion).toBe(lw.currentResourceVersion);
+    await stop();
+  });
+
+  test("each handler resyncs on its own period, seeing identical objects", async () => {
+    const { clock, informer, run, stop } = setup([obj("ns/a")], { defaultResyncMs: 3000 });
+    const fast = recorder();
+    const slow = recorder();
+    const never = recorder();
+    informer.addEventHandler(fast.handler, { resyncPeriodMs: 1000 });
+    informer.addEventHandler(slow.handler);
+    informer.addEventHandler(never.handler, { resyncPeriodMs: 0 });
+    run();
+    await eventually(() => informer.hasSynced(), "synced");
+    await clock.advance(1000);
+    await eventually(() => fast.log.length === 2, "first resync");
+    await clock.advance(1000);
+    await eventually(() => fast.log.length === 3, "second resync");
+    expect(slow.log).toEqual(["add a (initial)"]);
+    await clock.advance(1000);
+    await eventually(() => slow.log.length === 2, "slow resync");
+    expect(fast.log).toEqual(["add a (initial)", "resync a", "resync a", "resync a"]);
+    expect(slow.log).toEqual(["add a (initial)", "resync a"]);
+    expect(never.log).toEqual(["add a (initial)"]);
+    await stop();
+  });
+
+  test("resync periods below 1 s are raised to 1 s", async () => {
+    const { clock, informer, run, stop } = setup([obj("ns/a")]);
+    const eager = recorder();
+    informer.addEventHandler(eager.handler, { resyncPeriodMs: 10 });
+    run();
+    await eventually(() => informer.hasSynced(), "synced");
+    await clock.advance(999);
+    await settle();
+    expect(eager.log).toEqual(["add a (initial)"]);
+    await clock.advance(1);
+    await eventually(() => eager.log.length === 2, "resync");
+    await stop();
+  });
+
+  test("isResync tells resyncs from real updates", () => {
+    expect(isResync(obj("a", { resourceVersion: "5" }), obj("a", { resourceVersion: "5" }))).toBe(true);
+    expect(isResync(obj("a", { resourceVersion: "5" }), obj("a", { resourceVersion: "6" }))).toBe(false);
+  });
+
+  test("a throwing or rejecting handler is logged and counted, and the others go on", async () => {
+    const failures: { key: string; event: string }[] = [];
+    const { lw, informer, run, stop } = setup([obj("ns/a")], { onHandlerError: (_err, { key, event }) => failures.push({ key, event }) });
+    const healthy = recorder();
+    informer.addEventHandler({
+      onAdd: () => {
+        throw new Error("sync boom");
+      },
+      onUpdate: async () => {
+        throw new Error("async boom");
+      },
+    });
+    informer.addEventHandler(healthy.handler);
+    run();
+    await eventually(() => informer.hasSynced(), "synced");
+    lw.update(obj("ns/a", { labels: { x: "1" } }));
+    lw.create(obj("ns/b"));
+    await eventually(() => healthy.log.length === 3, "healthy handler got everything");
+    await eventually(() => informer.counters.handlerErrors === 3, "errors counted");
+    expect(failures).toEqual([
+      { key: "ns/a", event: "add" },
+      { key: "ns/a", event: "update" },
+      { key: "ns/b", event: "add" },
+    ]);
+    await stop();
+  });
+
+  test("a slow async handler does not hold up the others", async () => {
+    const { lw, informer, run, stop } = setup([]);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slowSeen: string[] = [];
+    informer.addEventHandler({
+      onAdd: async (o) => {
+        slowSeen.push(o.metadata?.name ?? "");
+        await gate;
+      },
+    });
+    const fast = recorder();
+    informer.addEventHandler(fast.handler);
+    run();
+    await eventually(() => informer.getStore().list().length === 0 && lw.openWatches === 1, "watching");
+    lw.create(obj("ns/x"));
+    lw.create(obj("ns/y"));
+    await eventually(() => fast.log.length === 2, "fast handler done");
+    expect(slowSeen).toEqual(["x"]);
+    release();
+    await eventually(() => slowSeen.length === 2, "slow handler caught up");
+    expect(slowSeen).toEqual(["x", "y"]);
+    await stop();
+  });
+
+  test("hasSynced waits until handlers have handled the initial list", async () => {
+    const { informer, run, stop } = setup();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const registration = informer.addEventHandler({ onAdd: () => gate });
+    run();
+    await eventually(() => informer.getStore().list().length === 2, "cached");
+    await settle();
+    expect(informer.hasSynced()).toBe(false);
+    expect(registration.hasSynced()).toBe(false);
+    release();
+    await eventually(() => informer.hasSynced(), "synced");
+    expect(registration.hasSynced()).toBe(true);
+    await stop();
+  });
+
+  test("a handler added after start first gets adds for everything cached", async () => {
+    const { lw, informer, run, stop } = setup();
+    run();
+    await eventually(() => informer.hasSynced(), "synced");
+    const late = recorder();
+    const registration = informer.addEventHandler(late.handler);
+    expect(registration.hasSynced()).toBe(false);
+    await eventually(() => registration.hasSynced(), "late handler synced");
+    expect(late.log.sort()).toEqual(["add a (initial)", "add b (initial)"]);
+    lw.create(obj("ns/c"));
+    await eventually(() => late.log.length === 3, "live event");
+    expect(late.log[2]).toBe("add c");
+    await stop();
+  });
+
+  test("a removed handler hears nothing more", async () => {
+    const { lw, informer, run, stop } = setup();
+    const kept = recorder();
+    const removed = recorder();
+    informer.addEventHandler(kept.handler);
+    const registration = informer.addEventHandler(removed.handler);
+    run();
+    await eventually(() => informer.hasSynced(), "synced");
+    await registration.remove();
+    lw.create(obj("ns/c"));
+    await eventually(() => kept.log.length === 3, "kept handler");
+    expect(removed.log).toHaveLength(2);
+    await stop();
+  });
+
+  test("a relist that misses an object delivers a tombstone to onDelete", async () => {
+    const { clock, lw, informer, run, stop } = setup();
+    const seen = recorder();
+    informer.addEventHandler(seen.handler);
+    run();
+    await eventually(() => informer.hasSynced() && lw.openWatches === 1, "watching");
+    await clock.advance(5_000);
+    lw.endStreams();
+    lw.deleteSilently("ns/b");
+    lw.compact();
+    await eventually(() => seen.log.includes("delete tombstone ns/b"), "tombstone");
+    // The relisted, unchanged "a" is a resync-like update: no handler is due for one, so none hears it.
+    expect(seen.log).toEqual(["add a (initial)", "add b (initial)", "delete tombstone ns/b"]);
+    expect(informer.getStore().listKeys()).toEqual(["ns/a"]);
+    await stop();
+  });
+
+  test("objects are cached without managedFields by default, or through a custom transform", async () => {
+    const fat = obj("ns/a", { managedFields: [{ manager: "kubectl" }] });
+    const plain = setup([fat]);
+    plain.run();
+    await eventually(() => plain.informer.hasSynced(), "synced");
+    expect(plain.informer.getStore().getByKey("ns/a")?.metadata).not.toHaveProperty("managedFields");
+    await plain.stop();
+
+    const custom = setup([fat], { transform: (o) => ({ ...o, kind: "Slim" }) });
+    custom.run();
+    await eventually(() => custom.informer.hasSynced(), "synced");
+    expect(custom.informer.getStore().getByKey("ns/a")?.kind).toBe("Slim");
+    await custom.stop();
+  });
+
+  test("the watch error handler hears failures; indexers and the handler are fixed at start", async () => {
+    const { clock, lw, informer, run, stop } = setup();
+    const errors: unknown[] = [];
+    informer.setWatchErrorHandler((err) => errors.push(err));
+    informer.addIndexers({ byName: (o) => [o.metadata?.name ?? ""] });
+    run();
+    await eventually(() => lw.openWatches === 1, "watching");
+    expect(() => informer.addIndexers({ other: () => [] })).toThrow("already started");
+    expect(() => informer.setWatchErrorHandler(() => {})).toThrow("already started");
+    await expect(informer.run(new AbortController().signal)).rejects.toThrow("already started");
+    expect(informer.getIndexer().byIndex("byName", "a")).toHaveLength(1);
+    await clock.advance(5_000);
+    lw.breakStreams();
+    await eventually(() => errors.length === 1, "error reported");
+    expect(informer.counters.errors).toBe(1);
+    await stop();
+    expect(() => informer.addEventHandler({})).toThrow("stopped");
+  });
+});

@@ -1,0 +1,22 @@
+// The store contracts of the informer pipeline: the reflector writes into a ReflectorStore
+// (the delta queue, or an indexer directly); readers get a Store.
+import type { KubeObject } from "../kube/objects.ts";
+import type { DeletedFinalStateUnknown } from "./deltas.ts";
+
+/** What the reflector feeds: watch events one by one, and whole lists. */
+export interface ReflectorStore<T extends KubeObject> {
+  add(obj: T): void;
+  update(obj: T): void;
+  delete(obj: T | DeletedFinalStateUnknown<T>): void;
+  /** Makes the store hold exactly `items`, as of `resourceVersion`. */
+  replace(items: readonly T[], resourceVersion: string): void;
+}
+
+/** A keyed object cache. Objects are shared: never mutate one you got from it. */
+export interface Store<T extends KubeObject> extends ReflectorStore<T> {
+  /** The cached object with the same key as `obj`. */
+  get(obj: T): T | undefined;
+  getByKey(key: string): T | undefined;
+  list(): T[];
+  listKeys(): string[];
+}

@@ -1,0 +1,194 @@
+// Where the manager's API server connection comes from, in kube-controller-manager's order:
+// --kubeconfig, else $KUBECONFIG, else the in-cluster service account, else ~/.kube/config;
+// --master overrides the server URL and --context picks a kubeconfig context.
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { KubeConfig, type Cluster, type User } from "@kubernetes/client-node";
+import type { TlsOptions } from "./transport.ts";
+
+/** Everything needed to reach and authenticate to one API server. */
+export interface ClientConfig {
+  /** Base URL without a trailing slash, e.g. https://10.0.0.1:443. */
+  server: string;
+  tls: TlsOptions;
+  /** Authentication headers for one request; called per request so rotated tokens and exec credentials are used. */
+  authenticate(): Promise<Record<string, string>>;
+  /** The namespace of the context or of the service account, "default" otherwise. */
+  namespace: string;
+  /** Human-readable origin, for logs and error messages. */
+  source: string;
+}
+
+export interface ClientConfigSources {
+  kubeconfig?: string;
+  master?: string;
+  context?: string;
+  env?: Record<string, string | undefined>;
+  homeDir?: string;
+  /** Where the service account is mounted in a pod. */
+  serviceAccountDir?: string;
+}
+
+/** A user mistake in the connection settings; its message is meant to be shown as it is. */
+export class ClientConfigError extends Error {
+  override readonly name = "ClientConfigError";
+}
+
+export const defaultServiceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+export function loadClientConfig(sources: ClientConfigSources = {}): ClientConfig {
+  const env = sources.env ?? process.env;
+  const config = selectSource(sources, env);
+  if (!sources.master) return config;
+  let server: string;
+  try {
+    server = new URL(sources.master).toString().replace(/\/+$/, "");
+  } catch {
+    throw new ClientConfigError(`invalid --master "${sources.master}": expected a URL such as https://host:6443`);
+  }
+  return { ...config, server, source: `${config.source}, server from --master` };
+}
+
+function selectSource(sources: ClientConfigSources, env: Record<string, string | undefined>): ClientConfig {
+  if (sources.kubeconfig) return fromKubeconfigFile(sources.kubeconfig, "--kubeconfig", sources.context);
+  if (env.KUBECONFIG) {
+    // Like kubectl, $KUBECONFIG may list several files; the first that exists is used.
+    const path = env.KUBECONFIG.split(":").find((p) => p && existsSync(p));
+    if (!path) throw new ClientConfigError(`kubeconfig from $KUBECONFIG not found: ${env.KUBECONFIG}`);
+    return fromKubeconfigFile(path, "$KUBECONFIG", sources.context);
+  }
+  if (env.KUBERNETES_SERVICE_HOST && env.KUBERNETES_SERVICE_PORT) {
+    return fromServiceAccount(env.KUBERNETES_SERVICE_HOST, env.KUBERNETES_SERVICE_PORT, sources.serviceAccountDir);
+  }
+  const home = join(sources.homeDir ?? homedir(), ".kube", "config");
+  if (existsSync(home)) return fromKubeconfigFile(home, "~/.kube/config", sources.context);
+  if (sources.master) return fromMasterOnly(sources.master);
+  throw new ClientConfigError(
+    "no API server configured: give --kubeconfig or --master, set $KUBECONFIG, create ~/.kube/config, or run in a pod",
+  );
+}
+
+function fromKubeconfigFile(path: string, origin: string, context: string | undefined): ClientConfig {
+  if (!existsSync(path)) throw new ClientConfigError(`kubeconfig ${path} (${origin}) not found`);
+  const kc = new KubeConfig();
+  try {
+    kc.loadFromFile(path);
+  } catch (err) {
+    throw new ClientConfigError(`cannot read kubeconfig ${path}: ${errorText(err)}`);
+  }
+  if (context) {
+    if (!kc.getContextObject(context)) {
+      const known = kc.getContexts().map((c) => c.name).join(", ") || "none";
+      throw new ClientConfigError(`context "${context}" not found in kubeconfig ${path} (contexts: ${known})`);
+    }
+    kc.setCurrentContext(context);
+  }
+  const contextName = kc.getCurrentContext();
+  const cluster = kc.getCurrentCluster();
+  const user = kc.getCurrentUser();
+  if (!cluster) {
+    throw new ClientConfigError(`kubeconfig ${path}: context "${contextName}" has no cluster (is current-context set?)`);
+  }
+  const source = `kubeconfig ${path} (context "${contextName}")`;
+  return {
+    server: cluster.server.replace(/\/+$/, ""),
+    tls: { ...clusterTls(cluster, path), ...userTls(user, path) },
+    authenticate: userAuthenticator(kc, user),
+    namespace: kc.getContextObject(contextName)?.namespace ?? "default",
+    source,
+  };
+}
+
+function clusterTls(cluster: Cluster, path: string): TlsOptions {
+  return {
+    ...optional("ca", pem(cluster.caFile, cluster.caData, `certificate-authority of cluster "${cluster.name}" in ${path}`)),
+    insecureSkipVerify: cluster.skipTLSVerify,
+    ...optional("serverName", cluster.tlsServerName),
+  };
+}
+
+function userTls(user: User | null, path: string): TlsOptions {
+  if (!user) return {};
+  return {
+    ...optional("cert", pem(user.certFile, user.certData, `client-certificate of user "${user.name}" in ${path}`)),
+    ...optional("key", pem(user.keyFile, user.keyData, `client-key of user "${user.name}" in ${path}`)),
+  };
+}
+
+function userAuthenticator(kc: KubeConfig, user: User | null): () => Promise<Record<string, string>> {
+  if (!user) return async () => ({});
+  const impersonation: Record<string, string> = user.impersonateUser ? { "Impersonate-User": user.impersonateUser } : {};
+  if (user.token) {
+    const headers = { ...impersonation, Authorization: `Bearer ${user.token.trim()}` };
+    return async () => headers;
+  }
+  if (user.username) {
+    const basic = Buffer.from(`${user.username}:${user.password ?? ""}`).toString("base64");
+    const headers = { ...impersonation, Authorization: `Basic ${basic}` };
+    return async () => headers;
+  }
+  if (user.exec || user.authProvider) {
+    // exec credential plugins and auth providers: client-node runs and caches them.
+    return async () => {
+      const options: { headers?: Record<string, string> } = {};
+      await kc.applyToHTTPSOptions(options);
+      return { ...impersonation, ...(options.headers ?? {}) };
+    };
+  }
+  return async () => impersonation;
+}
+
+function fromServiceAccount(host: string, port: string, dir = defaultServiceAccountDir): ClientConfig {
+  const tokenPath = join(dir, "token");
+  const caPath = join(dir, "ca.crt");
+  if (!existsSync(tokenPath)) {
+    throw new ClientConfigError(`in-cluster config: service account token ${tokenPath} not found`);
+  }
+  const server = `https://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  const namespacePath = join(dir, "namespace");
+  return {
+    server,
+    tls: existsSync(caPath) ? { ca: readFileSync(caPath, "utf8") } : {},
+    authenticate: rotatingTokenFile(tokenPath),
+    namespace: existsSync(namespacePath) ? readFileSync(namespacePath, "utf8").trim() : "default",
+    source: `in-cluster service account (${dir})`,
+  };
+}
+
+function fromMasterOnly(master: string): ClientConfig {
+  return { server: master, tls: {}, authenticate: async () => ({}), namespace: "default", source: "--master only" };
+}
+
+/** The kubelet rotates projected tokens in place; re-read the file whenever it changes. */
+export function rotatingTokenFile(path: string): () => Promise<Record<string, string>> {
+  let seenMtime = -1;
+  let header = "";
+  return async () => {
+    const mtime = statSync(path).mtimeMs;
+    if (mtime !== seenMtime) {
+      header = `Bearer ${readFileSync(path, "utf8").trim()}`;
+      seenMtime = mtime;
+    }
+    return { Authorization: header };
+  };
+}
+
+function pem(file: string | undefined, base64Data: string | undefined, what: string): string | undefined {
+  if (file) {
+    try {
+      return readFileSync(file, "utf8");
+    } catch (err) {
+      throw new ClientConfigError(`cannot read ${what}: ${file}: ${errorText(err)}`);
+    }
+  }
+  return base64Data ? Buffer.from(base64Data, "base64").toString("utf8") : undefined;
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,56 @@
+// The Kubernetes client kube-loom's components share: one rate limiter, one transport,
+// typed clients for the built-in groups, a dynamic client and discovery on top.
+import { TokenBucket } from "../flowcontrol/token-bucket.ts";
+import { version } from "../version.ts";
+import type { ClientConfig } from "./client-config.ts";
+import { DiscoveryClient } from "./discovery.ts";
+import { DynamicClient } from "./dynamic-client.ts";
+import { RestClient, type RequestObserver } from "./rest-client.ts";
+import { createFetch, currentRuntime, type Fetch } from "./transport.ts";
+import { createTypedClients, type TypedClients } from "./typed-clients.ts";
+
+export interface KubeClientOptions {
+  /** Sustained requests per second (--kube-api-qps); ≤ 0 disables the limit. */
+  qps: number;
+  /** Requests allowed in a burst above qps (--kube-api-burst). */
+  burst: number;
+  /** Per-request timeout in ms (--kube-api-timeout). */
+  timeoutMs: number;
+  /** Added to the user agent, like client-go's component name. */
+  component?: string;
+  observer?: RequestObserver;
+  /** Replaces the runtime's transport (tests). */
+  fetch?: Fetch;
+}
+
+export interface KubeClient extends TypedClients {
+  config: ClientConfig;
+  rest: RestClient;
+  dynamic: DynamicClient;
+  discovery: DiscoveryClient;
+}
+
+export const defaultClientOptions = { qps: 20, burst: 30, timeoutMs: 30_000 } as const;
+
+export function userAgent(component?: string): string {
+  const platform = `${process.platform}/${process.arch === "x64" ? "amd64" : process.arch}`;
+  return `kube-loom/${version} (${platform}) ${currentRuntime()}${component ? ` ${component}` : ""}`;
+}
+
+export async function createKubeClient(config: ClientConfig, options: KubeClientOptions = defaultClientOptions): Promise<KubeClient> {
+  const rest = new RestClient({
+    config,
+    fetch: options.fetch ?? (await createFetch(config.tls)),
+    throttle: new TokenBucket(options.qps, options.burst),
+    userAgent: userAgent(options.component),
+    timeoutMs: options.timeoutMs,
+    ...(options.observer ? { observer: options.observer } : {}),
+  });
+  return {
+    config,
+    rest,
+    ...createTypedClients(rest),
+    dynamic: new DynamicClient(rest),
+    discovery: new DiscoveryClient(rest),
+  };
+}

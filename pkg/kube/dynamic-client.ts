@@ -1,0 +1,187 @@
+// Unstructured access to any group/version/resource — CRDs, and every type the garbage
+// collector meets. Objects stay plain JSON. A ResourceClient is also a ListerWatcher.
+import { type GroupVersionResource, apiVersionOf } from "./gvr.ts";
+import type { ListOptions, ListerWatcher, WatchOptions } from "./list-watch.ts";
+import type { KubeObject, ObjectList, Status, WatchEvent } from "./objects.ts";
+import type { QueryValue, RestClient } from "./rest-client.ts";
+
+export type PatchType = "merge" | "json" | "strategic" | "apply";
+
+const patchContentTypes: Record<PatchType, string> = {
+  merge: "application/merge-patch+json",
+  json: "application/json-patch+json",
+  strategic: "application/strategic-merge-patch+json",
+  apply: "application/apply-patch+yaml",
+};
+
+export interface WriteOptions {
+  fieldManager?: string;
+  dryRun?: boolean;
+}
+
+export interface PatchOptions extends WriteOptions {
+  subresource?: string;
+  /** Server-side apply: take ownership of conflicting fields. */
+  force?: boolean;
+}
+
+export interface DeleteOptions {
+  propagationPolicy?: "Foreground" | "Background" | "Orphan";
+  /** The delete fails with 409 unless the object still has this UID / resourceVersion. */
+  preconditions?: { uid?: string; resourceVersion?: string };
+  gracePeriodSeconds?: number;
+  dryRun?: boolean;
+}
+
+/** What PartialObjectMetadata requests return: apiVersion, kind and metadata only. */
+export type PartialObjectMetadata = KubeObject;
+
+// Content negotiation for metadata-only lists and watches: the server strips everything but metadata.
+const metadataListAccept = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
+const metadataAccept = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
+
+export class DynamicClient {
+  constructor(private readonly rest: RestClient) {}
+
+  /** A client for one resource, in one namespace or (namespace undefined) across all / cluster-scoped. */
+  resource<T extends KubeObject = KubeObject>(gvr: GroupVersionResource, namespace?: string): ResourceClient<T> {
+    return new ResourceClient<T>(this.rest, gvr, namespace, false);
+  }
+
+  /** Like `resource`, but every read returns PartialObjectMetadata. */
+  metadata(gvr: GroupVersionResource, namespace?: string): ResourceClient<PartialObjectMetadata> {
+    return new ResourceClient<PartialObjectMetadata>(this.rest, gvr, namespace, true);
+  }
+
+  /** What an informer lists and watches: one resource, optionally narrowed by namespace and selectors. */
+  listerWatcher(gvr: GroupVersionResource, scope: ListerWatcherScope): ListerWatcher {
+    const client = scope.metadataOnly ? this.metadata(gvr, scope.namespace) : this.resource(gvr, scope.namespace);
+    const selectors = {
+      ...(scope.labelSelector ? { labelSelector: scope.labelSelector } : {}),
+      ...(scope.fieldSelector ? { fieldSelector: scope.fieldSelector } : {}),
+    };
+    return {
+      list: (options, signal) => client.list({ ...options, ...selectors }, signal),
+      watch: (options, signal) => client.watch({ ...options, ...selectors }, signal),
+    };
+  }
+}
+
+export interface ListerWatcherScope {
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  metadataOnly: boolean;
+}
+
+export class ResourceClient<T extends KubeObject> implements ListerWatcher<T> {
+  constructor(
+    private readonly rest: RestClient,
+    readonly gvr: GroupVersionResource,
+    readonly namespace: string | undefined,
+    private readonly metadataOnly: boolean,
+  ) {}
+
+  list(options: ListOptions = {}, signal?: AbortSignal): Promise<ObjectList<T>> {
+    return this.rest.request<ObjectList<T>>({
+      method: "GET",
+      path: this.collectionPath(),
+      query: toQuery(options),
+      ...(this.metadataOnly ? { accept: metadataListAccept } : {}),
+      ...(signal ? { signal } : {}),
+    });
+  }
+
+  watch(options: WatchOptions, signal: AbortSignal): Promise<AsyncIterable<WatchEvent<T>>> {
+    return this.rest.watch<T>(
+      { path: this.collectionPath(), query: toQuery(options), ...(this.metadataOnly ? { accept: metadataAccept } : {}) },
+      signal,
+    );
+  }
+
+  get(name: string, signal?: AbortSignal): Promise<T> {
+    return this.rest.request<T>({
+      method: "GET",
+      path: this.itemPath(name),
+      ...(this.metadataOnly ? { accept: metadataAccept } : {}),
+      ...(signal ? { signal } : {}),
+    });
+  }
+
+  create(object: T, options: WriteOptions = {}): Promise<T> {
+    return this.rest.request<T>({ method: "POST", path: this.collectionPath(), query: writeQuery(options), body: this.withTypeMeta(object) });
+  }
+
+  update(object: T, options: WriteOptions = {}): Promise<T> {
+    return this.rest.request<T>({ method: "PUT", path: this.itemPath(nameOf(object)), query: writeQuery(options), body: this.withTypeMeta(object) });
+  }
+
+  updateStatus(object: T, options: WriteOptions = {}): Promise<T> {
+    return this.rest.request<T>({
+      method: "PUT",
+      path: `${this.itemPath(nameOf(object))}/status`,
+      query: writeQuery(options),
+      body: this.withTypeMeta(object),
+    });
+  }
+
+  patch(name: string, patch: unknown, type: PatchType, options: PatchOptions = {}): Promise<T> {
+    const path = options.subresource ? `${this.itemPath(name)}/${options.subresource}` : this.itemPath(name);
+    return this.rest.request<T>({
+      method: "PATCH",
+      path,
+      query: { ...writeQuery(options), force: options.force },
+      body: patch,
+      contentType: patchContentTypes[type],
+    });
+  }
+
+  /** Returns the deleted object, or its state with a deletionTimestamp when finalizers hold it. */
+  delete(name: string, options: DeleteOptions = {}): Promise<T | Status> {
+    const hasBody = options.propagationPolicy || options.preconditions || options.gracePeriodSeconds !== undefined;
+    return this.rest.request<T | Status>({
+      method: "DELETE",
+      path: this.itemPath(name),
+      query: { dryRun: options.dryRun ? "All" : undefined },
+      ...(hasBody
+        ? {
+            body: {
+              kind: "DeleteOptions",
+              apiVersion: "v1",
+              propagationPolicy: options.propagationPolicy,
+              preconditions: options.preconditions,
+              gracePeriodSeconds: options.gracePeriodSeconds,
+            },
+          }
+        : {}),
+    });
+  }
+
+  collectionPath(): string {
+    const prefix = this.gvr.group ? `/apis/${this.gvr.group}/${this.gvr.version}` : `/api/${this.gvr.version}`;
+    const scope = this.namespace ? `/namespaces/${encodeURIComponent(this.namespace)}` : "";
+    return `${prefix}${scope}/${this.gvr.resource}`;
+  }
+
+  itemPath(name: string): string {
+    return `${this.collectionPath()}/${encodeURIComponent(name)}`;
+  }
+
+  private withTypeMeta(object: T): T {
+    return { apiVersion: apiVersionOf(this.gvr), ...object };
+  }
+}
+
+function nameOf(object: KubeObject): string {
+  const name = object.metadata?.name;
+  if (!name) throw new Error("object has no metadata.name");
+  return name;
+}
+
+function toQuery(options: ListOptions | WatchOptions): Record<string, QueryValue> {
+  return { ...options };
+}
+
+function writeQuery(options: WriteOptions): Record<string, QueryValue> {
+  return { fieldManager: options.fieldManager, dryRun: options.dryRun ? "All" : undefined };
+}

@@ -1,0 +1,88 @@
+// Errors from talking to the API server, typed so callers can branch on them
+// (isNotFound, isConflict, isGone, …) the way client-go's apierrors package allows.
+import type { Status } from "./objects.ts";
+
+/** The API server answered with an HTTP error status; `status` is its metav1.Status body when it sent one. */
+export class ApiError extends Error {
+  override readonly name = "ApiError";
+  constructor(
+    readonly code: number,
+    readonly reason: string,
+    message: string,
+    readonly method: string,
+    readonly path: string,
+    readonly status?: Status,
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+  }
+
+  /** Builds the error from an HTTP response's status line and body text. */
+  static fromResponse(code: number, body: string, method: string, path: string, retryAfter?: string | null): ApiError {
+    let status: Status | undefined;
+    try {
+      const parsed: unknown = JSON.parse(body);
+      if (parsed && typeof parsed === "object" && (parsed as Status).kind === "Status") status = parsed as Status;
+    } catch {
+      // Not JSON (a proxy's HTML page, a plain-text 502): the text itself becomes the message.
+    }
+    const reason = status?.reason ?? reasonForCode(code);
+    const detail = status?.message ?? (body.trim().slice(0, 200) || `HTTP ${code}`);
+    const retry = status?.details?.retryAfterSeconds ?? (retryAfter ? Number(retryAfter) : undefined);
+    return new ApiError(code, reason, `${method} ${path}: ${detail} (${code} ${reason})`, method, path, status, retry);
+  }
+
+  /** An in-stream watch ERROR event carries a Status instead of an HTTP code. */
+  static fromStatus(status: Status, method: string, path: string): ApiError {
+    const code = status.code ?? 500;
+    const reason = status.reason ?? reasonForCode(code);
+    return new ApiError(code, reason, `${method} ${path}: ${status.message ?? reason} (${code} ${reason})`, method, path, status);
+  }
+}
+
+/** The request never got an HTTP answer: DNS, TCP, TLS, timeout. */
+export class TransportError extends Error {
+  override readonly name = "TransportError";
+  constructor(
+    message: string,
+    readonly server: string,
+    /** The runtime's error code, e.g. ECONNREFUSED or SELF_SIGNED_CERT_IN_CHAIN. */
+    readonly code: string | undefined,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+const reasons: Record<number, string> = {
+  400: "BadRequest",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "NotFound",
+  405: "MethodNotAllowed",
+  406: "NotAcceptable",
+  409: "Conflict",
+  410: "Gone",
+  415: "UnsupportedMediaType",
+  422: "Invalid",
+  429: "TooManyRequests",
+  500: "InternalError",
+  503: "ServiceUnavailable",
+  504: "Timeout",
+};
+
+function reasonForCode(code: number): string {
+  return reasons[code] ?? "Unknown";
+}
+
+const is = (code: number) => (err: unknown): err is ApiError => err instanceof ApiError && err.code === code;
+
+export const isNotFound = is(404);
+export const isConflict = is(409);
+export const isForbidden = is(403);
+export const isInvalid = is(422);
+export const isTooManyRequests = is(429);
+/** 410 Gone, or reason Expired: the requested resourceVersion is too old, relist. */
+export const isResourceExpired = (err: unknown): err is ApiError =>
+  err instanceof ApiError && (err.code === 410 || err.reason === "Expired" || err.reason === "Gone");
+export const isAlreadyExists = (err: unknown): err is ApiError => err instanceof ApiError && err.reason === "AlreadyExists";

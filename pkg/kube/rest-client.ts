@@ -1,0 +1,188 @@
+// The one path every request to the API server takes: authentication, client-side rate
+// limiting (--kube-api-qps/--kube-api-burst), user agent, timeouts, typed errors and metrics.
+import type { ClientConfig } from "./client-config.ts";
+import { ApiError, TransportError } from "./errors.ts";
+import type { KubeObject, WatchEvent } from "./objects.ts";
+import type { Fetch } from "./transport.ts";
+import { decodeWatchEvents } from "./watch-decoder.ts";
+
+export type QueryValue = string | number | boolean | undefined;
+
+export interface RestRequest {
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  /** Absolute path on the server, e.g. /api/v1/namespaces/default/pods. */
+  path: string;
+  query?: Record<string, QueryValue>;
+  /** Sent as JSON unless already a string. */
+  body?: unknown;
+  contentType?: string;
+  accept?: string;
+  /** Overrides the client's timeout; null = none (watches). */
+  timeoutMs?: number | null;
+  signal?: AbortSignal;
+}
+
+/** Waits until the client may send its next request. */
+export interface RequestThrottle {
+  take(signal?: AbortSignal): Promise<void>;
+}
+
+/** Receives one observation per finished request (rest_client_* metrics). */
+export interface RequestObserver {
+  observe(request: { method: string; host: string; code: string; seconds: number }): void;
+}
+
+export interface RestClientOptions {
+  config: ClientConfig;
+  fetch: Fetch;
+  throttle: RequestThrottle;
+  userAgent: string;
+  /** Per-request timeout in ms; watches use it only until the response headers arrive. */
+  timeoutMs: number;
+  observer?: RequestObserver;
+}
+
+export class RestClient {
+  readonly server: string;
+  private readonly host: string;
+
+  constructor(private readonly options: RestClientOptions) {
+    this.server = options.config.server;
+    this.host = new URL(this.server).host;
+  }
+
+  /** Sends a request and returns the parsed JSON body (undefined for an empty body). */
+  async request<T>(request: RestRequest): Promise<T> {
+    const response = await this.send(request);
+    const text = await response.text();
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+
+  /** Sends a request and hands back the response with an unread body; errors are already thrown. */
+  async send(request: RestRequest): Promise<Response> {
+    const timeoutMs = request.timeoutMs === undefined ? this.options.timeoutMs : request.timeoutMs;
+    const signals = [request.signal, timeoutMs ? AbortSignal.timeout(timeoutMs) : undefined];
+    return this.exchange(request, anySignal(signals));
+  }
+
+  /** Opens a watch; the events end when the server closes the stream or `signal` aborts. */
+  async watch<T extends KubeObject>(request: Omit<RestRequest, "method" | "timeoutMs">, signal: AbortSignal): Promise<AsyncIterable<WatchEvent<T>>> {
+    // The timeout covers only the wait for response headers: a watch stays open for minutes.
+    const headersTimeout = new AbortController();
+    const timer = setTimeout(
+      () => headersTimeout.abort(new DOMException("watch headers timeout", "TimeoutError")),
+      this.options.timeoutMs,
+    );
+    const combined = anySignal([signal, headersTimeout.signal]);
+    try {
+      const response = await this.exchange({ ...request, method: "GET", query: { ...request.query, watch: true } }, combined);
+      if (!response.body) throw new TransportError(`watch ${request.path}: response has no body`, this.server, undefined);
+      return quietOnAbort(decodeWatchEvents<T>(response.body), signal);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async exchange(request: RestRequest, signal: AbortSignal | undefined): Promise<Response> {
+    await this.options.throttle.take(signal);
+    const url = this.server + request.path + queryString(request.query);
+    const headers: Record<string, string> = {
+      ...(await this.options.config.authenticate()),
+      "User-Agent": this.options.userAgent,
+      Accept: request.accept ?? "application/json",
+    };
+    let body: string | undefined;
+    if (request.body !== undefined) {
+      body = typeof request.body === "string" ? request.body : JSON.stringify(request.body);
+      headers["Content-Type"] = request.contentType ?? "application/json";
+    }
+    const started = performance.now();
+    let response: Response;
+    try {
+      response = await this.options.fetch(url, { method: request.method, headers, body, signal, redirect: "manual" });
+    } catch (err) {
+      this.observe(request.method, "<error>", started);
+      throw this.transportError(request, err);
+    }
+    this.observe(request.method, String(response.status), started);
+    if (response.status >= 400) {
+      const text = await response.text().catch(() => "");
+      throw ApiError.fromResponse(response.status, text, request.method, request.path, response.headers.get("Retry-After"));
+    }
+    return response;
+  }
+
+  private observe(method: string, code: string, started: number): void {
+    this.options.observer?.observe({ method, host: this.host, code, seconds: (performance.now() - started) / 1000 });
+  }
+
+  private transportError(request: RestRequest, err: unknown): Error {
+    if (err instanceof Error && err.name === "AbortError" && !(err instanceof TransportError)) return err;
+    const code = errorCode(err);
+    const what = describeFailure(code, err);
+    return new TransportError(`${request.method} ${this.server}${request.path}: ${what}`, this.server, code, { cause: err });
+  }
+}
+
+const tlsCodes = new Set([
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "CERT_HAS_EXPIRED",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+  "CERT_SIGNATURE_FAILURE",
+]);
+
+function describeFailure(code: string | undefined, err: unknown): string {
+  const detail = causeMessages(err);
+  if (code === "TimeoutError") return "request timed out";
+  if ((code && tlsCodes.has(code)) || /certificate/i.test(detail)) {
+    return `TLS certificate verification failed (${code ?? detail}): the server's certificate is not signed by the configured certificate authority`;
+  }
+  if (code === "ConnectionRefused" || code === "ECONNREFUSED") return "connection refused (is the API server running?)";
+  return code ? `${detail} (${code})` : detail;
+}
+
+/** "fetch failed" alone says nothing; the runtimes put the real reason in the cause chain. */
+function causeMessages(err: unknown): string {
+  const messages: string[] = [];
+  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
+    messages.push(e instanceof Error ? e.message : String(e));
+    if (typeof e !== "object") break;
+  }
+  return messages.join(": ");
+}
+
+function errorCode(err: unknown): string | undefined {
+  for (let e: unknown = err; e && typeof e === "object"; e = (e as { cause?: unknown }).cause) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && code) return code;
+    if ((e as Error).name === "TimeoutError") return "TimeoutError";
+  }
+  return undefined;
+}
+
+function queryString(query: Record<string, QueryValue> | undefined): string {
+  if (!query) return "";
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== "") params.set(key, String(value));
+  const text = params.toString();
+  return text ? `?${text}` : "";
+}
+
+function anySignal(signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
+  const present = signals.filter((s): s is AbortSignal => s !== undefined);
+  return present.length <= 1 ? present[0] : AbortSignal.any(present);
+}
+
+/** Ends the iteration without an error when the caller's own signal aborted it. */
+async function* quietOnAbort<T>(events: AsyncGenerator<T>, signal: AbortSignal): AsyncGenerator<T> {
+  try {
+    yield* events;
+  } catch (err) {
+    if (signal.aborted) return;
+    throw err;
+  }
+}

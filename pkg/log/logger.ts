@@ -1,0 +1,36 @@
+// Structured logs with pino. JSON by default (for log pipelines), `text` for people.
+// `-v N` follows klog's convention: higher N, more detail.
+import pino, { type Logger as PinoLogger } from "pino";
+import pretty from "pino-pretty";
+
+export type Logger = PinoLogger;
+export type LogFormat = "json" | "text";
+
+export interface LoggerOptions {
+  format: LogFormat;
+  /** klog-style verbosity: 0–3 info, 4–5 debug, ≥6 trace. */
+  verbosity: number;
+  /** Where lines go; stderr keeps stdout free for command output. */
+  destination?: NodeJS.WritableStream;
+}
+
+export function levelForVerbosity(verbosity: number): pino.Level {
+  if (verbosity >= 6) return "trace";
+  if (verbosity >= 4) return "debug";
+  return "info";
+}
+
+export function createLogger(options: LoggerOptions): Logger {
+  const level = levelForVerbosity(options.verbosity);
+  const destination = options.destination ?? process.stderr;
+  // pino-pretty runs as a plain stream, not a worker-thread transport, so it also works
+  // inside a `bun build --compile` single executable.
+  const stream =
+    options.format === "text"
+      ? pretty({ destination, colorize: false, sync: true, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname", singleLine: true })
+      : destination;
+  return pino({ level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime }, stream);
+}
+
+/** A logger that drops everything: the default for library code and unit tests. */
+export const silentLogger: Logger = pino({ level: "silent" });

@@ -1,0 +1,237 @@
+// The flags kube-loom has whatever controllers it hosts, grouped in --help the way
+// kube-controller-manager groups them. Defaults follow kube-controller-manager's.
+import type { ControllerIdentity } from "./controller-selection.ts";
+import {
+  boolFlag,
+  durationFlag,
+  enumFlag,
+  floatFlag,
+  intFlag,
+  ipFlag,
+  stringFlag,
+  stringListFlag,
+  type FlagDefinition,
+} from "./flag-definition.ts";
+import { HOUR, SECOND } from "./go-duration.ts";
+
+const GENERIC = "Generic";
+const LEADER_ELECTION = "Leader election";
+const SERVING = "Serving";
+const MISC = "Misc";
+const LOGS = "Logs";
+const GLOBAL = "Global";
+
+/** Built per run because its help lists the registered controllers, as kube-controller-manager's does. */
+export function controllersFlag(known: readonly ControllerIdentity[]): FlagDefinition<readonly string[]> {
+  const all = known.map((controller) => controller.name).sort();
+  const disabledByDefault = known.filter((controller) => !controller.enabledByDefault).map((controller) => controller.name).sort();
+  const help = [
+    "A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'.",
+    `All controllers: ${all.join(", ")}`,
+    ...(disabledByDefault.length > 0 ? [`Disabled-by-default controllers: ${disabledByDefault.join(", ")}`] : []),
+  ].join("\n");
+  return stringListFlag({ name: "controllers", group: GENERIC, default: ["*"], help });
+}
+
+export const configFileFlag = stringFlag({
+  name: "config",
+  group: GENERIC,
+  default: "",
+  help: "Path to a YAML file of flag values, keyed by flag name (e.g. 'kube-api-qps: 50'). Flags given on the command line win over the file.",
+});
+
+export const minResyncPeriodFlag = durationFlag({
+  name: "min-resync-period",
+  group: GENERIC,
+  default: 12 * HOUR,
+  min: 0,
+  help: "The resync period in reflectors will be random between MinResyncPeriod and 2*MinResyncPeriod.",
+});
+
+export const shutdownGracePeriodFlag = durationFlag({
+  name: "shutdown-grace-period",
+  group: GENERIC,
+  default: 30 * SECOND,
+  min: 0,
+  help: "How long to let controllers finish in-flight work after SIGTERM or SIGINT before exiting anyway.",
+});
+
+export const apiserverWaitTimeoutFlag = durationFlag({
+  name: "apiserver-wait-timeout",
+  group: GENERIC,
+  default: 60 * SECOND,
+  min: 0,
+  help: "How long start-up waits for the API server's /healthz to report ok before giving up.",
+});
+
+export const leaderElectFlag = boolFlag({
+  name: "leader-elect",
+  group: LEADER_ELECTION,
+  default: true,
+  help: "Start a leader election client and gain leadership before executing the main loop. Enable this when running replicated components for high availability.",
+});
+
+// The Lease object stores its duration in whole seconds, so less than one second cannot be expressed.
+export const leaseDurationFlag = durationFlag({
+  name: "leader-elect-lease-duration",
+  group: LEADER_ELECTION,
+  default: 15 * SECOND,
+  min: SECOND,
+  help: "The duration that non-leader candidates will wait after observing a leadership renewal until attempting to acquire leadership of a led but unrenewed leader slot. This is effectively the maximum duration that a leader can be stopped before it is replaced by another candidate. This is only applicable if leader election is enabled.",
+});
+
+export const renewDeadlineFlag = durationFlag({
+  name: "leader-elect-renew-deadline",
+  group: LEADER_ELECTION,
+  default: 10 * SECOND,
+  min: 0,
+  exclusiveMin: true,
+  help: "The interval between attempts by the acting master to renew a leadership slot before it stops leading. This must be less than the lease duration. This is only applicable if leader election is enabled.",
+});
+
+export const retryPeriodFlag = durationFlag({
+  name: "leader-elect-retry-period",
+  group: LEADER_ELECTION,
+  default: 2 * SECOND,
+  min: 0,
+  exclusiveMin: true,
+  help: "The duration the clients should wait between attempting acquisition and renewal of a leadership. This is only applicable if leader election is enabled.",
+});
+
+export const resourceLockFlag = enumFlag({
+  name: "leader-elect-resource-lock",
+  group: LEADER_ELECTION,
+  choices: ["leases"],
+  default: "leases",
+  help: "The type of resource object that is used for locking during leader election.",
+});
+
+export const resourceNameFlag = stringFlag({
+  name: "leader-elect-resource-name",
+  group: LEADER_ELECTION,
+  default: "kube-loom",
+  help: "The name of resource object that is used for locking during leader election.",
+});
+
+export const resourceNamespaceFlag = stringFlag({
+  name: "leader-elect-resource-namespace",
+  group: LEADER_ELECTION,
+  default: "kube-system",
+  help: "The namespace of resource object that is used for locking during leader election.",
+});
+
+export const bindAddressFlag = ipFlag({
+  name: "bind-address",
+  group: SERVING,
+  default: "0.0.0.0",
+  help: "The IP address on which to listen for the --port port. Use 0.0.0.0 or :: for all interfaces.",
+});
+
+export const portFlag = intFlag({
+  name: "port",
+  group: SERVING,
+  default: 10257,
+  min: 0,
+  max: 65535,
+  help: "The port on which to serve plain HTTP /healthz, /livez, /readyz and /metrics. If 0, don't serve at all.",
+});
+
+export const kubeconfigFlag = stringFlag({
+  name: "kubeconfig",
+  group: MISC,
+  default: "",
+  help: "Path to kubeconfig file with authorization and master location information.",
+});
+
+export const masterFlag = stringFlag({
+  name: "master",
+  group: MISC,
+  default: "",
+  help: "The address of the Kubernetes API server (overrides any value in kubeconfig).",
+});
+
+export const contextFlag = stringFlag({
+  name: "context",
+  group: MISC,
+  default: "",
+  help: "The name of the kubeconfig context to use (default: the kubeconfig's current context).",
+});
+
+// kube-controller-manager accepts any float; zero or less would mean "no client-side limit" there, which is rarely meant.
+export const kubeApiQpsFlag = floatFlag({
+  name: "kube-api-qps",
+  group: MISC,
+  default: 20,
+  min: 0,
+  exclusiveMin: true,
+  help: "QPS to use while talking with kubernetes apiserver.",
+});
+
+export const kubeApiBurstFlag = intFlag({
+  name: "kube-api-burst",
+  group: MISC,
+  default: 30,
+  min: 0,
+  help: "Burst to use while talking with kubernetes apiserver.",
+});
+
+export const kubeApiTimeoutFlag = durationFlag({
+  name: "kube-api-timeout",
+  group: MISC,
+  default: 30 * SECOND,
+  min: 0,
+  help: "Timeout for each request to the kubernetes apiserver, except watches, which stay open. 0 means no timeout.",
+});
+
+export const verbosityFlag = intFlag({
+  name: "v",
+  shorthand: "v",
+  group: LOGS,
+  default: 0,
+  min: 0,
+  max: 10,
+  help: "number for the log level verbosity",
+});
+
+export const logFormatFlag = enumFlag({
+  name: "log-format",
+  group: LOGS,
+  choices: ["json", "text"],
+  default: "json",
+  help: "Sets the log format.",
+});
+
+export const helpFlag = boolFlag({ name: "help", shorthand: "h", group: GLOBAL, default: false, help: "Print this help and exit." });
+
+export const versionFlag = boolFlag({ name: "version", group: GLOBAL, default: false, help: "Print version information and quit." });
+
+/** The core flags listed before the controllers' own, in --help group order, after --controllers. */
+export const coreFlags: readonly FlagDefinition[] = [
+  configFileFlag,
+  minResyncPeriodFlag,
+  shutdownGracePeriodFlag,
+  apiserverWaitTimeoutFlag,
+  leaderElectFlag,
+  leaseDurationFlag,
+  renewDeadlineFlag,
+  retryPeriodFlag,
+  resourceLockFlag,
+  resourceNameFlag,
+  resourceNamespaceFlag,
+  bindAddressFlag,
+  portFlag,
+  kubeconfigFlag,
+  masterFlag,
+  contextFlag,
+  kubeApiQpsFlag,
+  kubeApiBurstFlag,
+  kubeApiTimeoutFlag,
+  verbosityFlag,
+  logFormatFlag,
+];
+
+/** Listed after the controllers' flags, as cobra lists them last. */
+export const globalFlags: readonly FlagDefinition[] = [helpFlag, versionFlag];
+
+/** Flags that only make sense on the command line, so a --config file may not set them. */
+export const commandLineOnlyFlags: ReadonlySet<FlagDefinition> = new Set([configFileFlag, helpFlag, versionFlag]);

@@ -1,0 +1,221 @@
+// The typed flag model: the core and every controller declare their flags with these constructors,
+// and read the parsed value back with `FlagValues.get(flag)`, typed by the constructor used.
+// One zod schema per flag validates both a command-line string and a --config YAML value.
+import { z } from "zod";
+import { formatGoDuration, parseGoDuration } from "./go-duration.ts";
+import { UsageError } from "./usage-error.ts";
+
+export type FlagKind = "int" | "float" | "bool" | "string" | "ip" | "enum" | "duration" | "stringList";
+
+/** What the author of a flag writes, whatever its kind. */
+export interface FlagSpec<T> {
+  /** Long name without dashes, e.g. "kube-api-qps"; also its key in the --config file. */
+  name: string;
+  /** The --help section, e.g. "ReplicaSet controller" (printed as "ReplicaSet controller flags:"). */
+  group: string;
+  help: string;
+  default: T;
+  /** One letter for `-x`; Go convention keeps these for a few very common flags such as -v. */
+  shorthand?: string;
+}
+
+/** Inclusive limits, except that `exclusiveMin` makes `min` itself invalid (e.g. "> 0"). */
+export interface NumericBounds {
+  min?: number;
+  max?: number;
+  exclusiveMin?: boolean;
+}
+
+export interface FlagDefinition<T = unknown> {
+  readonly name: string;
+  readonly group: string;
+  readonly help: string;
+  readonly default: T;
+  readonly shorthand: string | undefined;
+  readonly kind: FlagKind;
+  /** The value's type word in --help, as pflag prints it ("int", "duration", "strings"; none for booleans). */
+  readonly typeName: string;
+  /** What a valid value looks like, completing "expected …" in error messages. */
+  readonly expected: string;
+  /** The "(default …)" text in --help; undefined when the default is the type's zero value, as pflag omits it. */
+  readonly helpDefault: string | undefined;
+  /** Accepts a command-line string or a YAML value; outputs the typed value. */
+  readonly schema: z.ZodType<T>;
+  /** Folds a repeated command-line flag: lists append (like pflag's string slices), others keep the later value. */
+  combine(earlier: T, later: T): T;
+}
+
+interface KindBehaviour<T> {
+  kind: FlagKind;
+  typeName: string;
+  expected: string;
+  helpDefault: string | undefined;
+  schema: z.ZodType<T>;
+  help?: string;
+  combine?: (earlier: T, later: T) => T;
+}
+
+const FLAG_NAME = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+
+function defineFlag<T>(spec: FlagSpec<T>, behaviour: KindBehaviour<T>): FlagDefinition<T> {
+  // A bad name is a bug in kube-loom, not a user mistake, hence a plain Error.
+  if (!FLAG_NAME.test(spec.name)) throw new Error(`invalid flag name ${JSON.stringify(spec.name)}: use lower-case words joined by "-"`);
+  if (spec.shorthand !== undefined && !/^[a-zA-Z]$/.test(spec.shorthand)) {
+    throw new Error(`invalid shorthand ${JSON.stringify(spec.shorthand)} for --${spec.name}: use a single letter`);
+  }
+  return Object.freeze({
+    name: spec.name,
+    group: spec.group,
+    help: behaviour.help ?? spec.help,
+    default: spec.default,
+    shorthand: spec.shorthand,
+    kind: behaviour.kind,
+    typeName: behaviour.typeName,
+    expected: behaviour.expected,
+    helpDefault: behaviour.helpDefault,
+    schema: behaviour.schema,
+    combine: behaviour.combine ?? ((_earlier: T, later: T) => later),
+  });
+}
+
+/** Validates a command-line text or config-file value; the error names the value, its source and what was expected. */
+export function decodeFlagValue<T>(flag: FlagDefinition<T>, input: unknown, source: string): T {
+  const result = flag.schema.safeParse(input);
+  if (result.success) return result.data;
+  throw new UsageError(`invalid value ${JSON.stringify(input)} for ${source}: expected ${flag.expected}`);
+}
+
+function bounded(schema: z.ZodNumber, bounds: NumericBounds): z.ZodNumber {
+  let limited = schema;
+  if (bounds.min !== undefined) limited = bounds.exclusiveMin ? limited.gt(bounds.min) : limited.gte(bounds.min);
+  if (bounds.max !== undefined) limited = limited.lte(bounds.max);
+  return limited;
+}
+
+function describeBounds(bounds: NumericBounds, show: (value: number) => string): string {
+  const { min, max, exclusiveMin } = bounds;
+  if (min !== undefined && max !== undefined && !exclusiveMin) return ` between ${show(min)} and ${show(max)}`;
+  const lower = min === undefined ? "" : ` ${exclusiveMin ? ">" : ">="} ${show(min)}`;
+  const upper = max === undefined ? "" : `${lower ? " and" : ""} <= ${show(max)}`;
+  return lower + upper;
+}
+
+const INTEGER_TEXT = /^[+-]?\d+$/;
+const DECIMAL_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+function numberFrom(text: RegExp): z.ZodType<number> {
+  return z.union([z.number(), z.string().trim().regex(text).transform(Number)]);
+}
+
+export function intFlag(spec: FlagSpec<number> & NumericBounds): FlagDefinition<number> {
+  return defineFlag(spec, {
+    kind: "int",
+    typeName: "int",
+    expected: `an integer${describeBounds(spec, String)}`,
+    helpDefault: spec.default === 0 ? undefined : String(spec.default),
+    schema: numberFrom(INTEGER_TEXT).pipe(bounded(z.number().int(), spec)),
+  });
+}
+
+export function floatFlag(spec: FlagSpec<number> & NumericBounds): FlagDefinition<number> {
+  return defineFlag(spec, {
+    kind: "float",
+    typeName: "float",
+    expected: `a number${describeBounds(spec, String)}`,
+    helpDefault: spec.default === 0 ? undefined : String(spec.default),
+    schema: numberFrom(DECIMAL_TEXT).pipe(bounded(z.number(), spec)),
+  });
+}
+
+// The spellings Go's strconv.ParseBool accepts.
+const GO_BOOLEANS: ReadonlyMap<string, boolean> = new Map([
+  ...["1", "t", "T", "TRUE", "true", "True"].map((word) => [word, true] as const),
+  ...["0", "f", "F", "FALSE", "false", "False"].map((word) => [word, false] as const),
+]);
+
+/** `--name` alone means true; `--name=false` turns it off (`--name false` does not, as with pflag). */
+export function boolFlag(spec: FlagSpec<boolean>): FlagDefinition<boolean> {
+  return defineFlag(spec, {
+    kind: "bool",
+    typeName: "",
+    expected: "true or false",
+    helpDefault: spec.default ? "true" : undefined,
+    schema: z.union([
+      z.boolean(),
+      z
+        .string()
+        .refine((word) => GO_BOOLEANS.has(word))
+        .transform((word) => GO_BOOLEANS.get(word) === true),
+    ]),
+  });
+}
+
+export function stringFlag(spec: FlagSpec<string>): FlagDefinition<string> {
+  return defineFlag(spec, {
+    kind: "string",
+    typeName: "string",
+    expected: "a string",
+    helpDefault: spec.default === "" ? undefined : JSON.stringify(spec.default),
+    schema: z.string(),
+  });
+}
+
+/** An IPv4 or IPv6 address, like pflag's IP flags (no host names). */
+export function ipFlag(spec: FlagSpec<string>): FlagDefinition<string> {
+  return defineFlag(spec, {
+    kind: "ip",
+    typeName: "ip",
+    expected: "an IP address such as 0.0.0.0 or ::",
+    helpDefault: spec.default === "" ? undefined : spec.default,
+    schema: z.union([z.ipv4(), z.ipv6()]),
+  });
+}
+
+/** One of a fixed set of strings; the value is typed as the union of the choices. */
+export function enumFlag<const Choice extends string>(
+  spec: FlagSpec<NoInfer<Choice>> & { choices: readonly [Choice, ...Choice[]] },
+): FlagDefinition<Choice> {
+  const choices = spec.choices.join(", ");
+  return defineFlag<Choice>(spec, {
+    kind: "enum",
+    typeName: "string",
+    expected: `one of: ${choices}`,
+    helpDefault: JSON.stringify(spec.default),
+    help: `${spec.help} One of: ${choices}.`,
+    schema: z.enum(spec.choices),
+  });
+}
+
+/** A Go duration string ("15s", "1m30s", "500ms"); the value is in milliseconds, bounds too. */
+export function durationFlag(spec: FlagSpec<number> & NumericBounds): FlagDefinition<number> {
+  const goDuration = z.string().transform((text, context) => {
+    const ms = parseGoDuration(text.trim());
+    if (ms !== undefined) return ms;
+    context.issues.push({ code: "custom", message: "not a Go duration", input: text });
+    return z.NEVER;
+  });
+  return defineFlag(spec, {
+    kind: "duration",
+    typeName: "duration",
+    expected: `a duration${describeBounds(spec, formatGoDuration)} written like 15s, 1m30s, 500ms or 2h`,
+    helpDefault: spec.default === 0 ? undefined : formatGoDuration(spec.default),
+    schema: goDuration.pipe(bounded(z.number(), spec)),
+  });
+}
+
+/**
+ * Comma-separated on the command line, a comma-separated string or a YAML list in --config.
+ * Items are trimmed and empty ones dropped, so `--controllers=` means an empty list.
+ */
+export function stringListFlag(spec: FlagSpec<readonly string[]>): FlagDefinition<readonly string[]> {
+  return defineFlag(spec, {
+    kind: "stringList",
+    typeName: "strings",
+    expected: "a comma-separated list",
+    helpDefault: spec.default.length === 0 ? undefined : `[${spec.default.join(",")}]`,
+    schema: z
+      .union([z.array(z.string()), z.string().transform((text) => text.split(","))])
+      .transform((items) => items.map((item) => item.trim()).filter((item) => item !== "")),
+    combine: (earlier, later) => [...earlier, ...later],
+  });
+}

@@ -1,0 +1,22 @@
+// Parsed flag values, read back with the type of the definition that declared them:
+// `values.get(concurrentReplicaSetSyncs)` is a number, `values.get(logFormat)` is "json" | "text".
+import type { FlagDefinition } from "./flag-definition.ts";
+
+export class FlagValues {
+  readonly #values: ReadonlyMap<FlagDefinition, unknown>;
+
+  /** Every flag starts at its default; each later layer (config file, then command line) overrides earlier ones. */
+  constructor(flags: readonly FlagDefinition[], layers: readonly ReadonlyMap<FlagDefinition, unknown>[]) {
+    const values = new Map<FlagDefinition, unknown>(flags.map((flag) => [flag, flag.default]));
+    for (const layer of layers) for (const [flag, value] of layer) values.set(flag, value);
+    this.#values = values;
+  }
+
+  get<T>(flag: FlagDefinition<T>): T {
+    if (!this.#values.has(flag)) {
+      throw new Error(`flag --${flag.name} was never registered: add it to its controller's flags`);
+    }
+    // Sound: every value was produced by this same definition's schema (or is its default).
+    return this.#values.get(flag) as T;
+  }
+}

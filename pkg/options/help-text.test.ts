@@ -1,0 +1,31 @@
+import { expect, test } from "bun:test";
+import { boolFlag, durationFlag, intFlag, stringListFlag } from "./flag-definition.ts";
+import { renderHelp } from "./help-text.ts";
+
+test("sections in first-appearance order, flags sorted and aligned as pflag aligns them", () => {
+  const help = renderHelp("demo", [
+    stringListFlag({ name: "things", group: "Generic", default: ["*"], help: "Things to do.\nAll things: a, b" }),
+    boolFlag({ name: "fast", group: "Generic", default: false, help: "Go fast." }),
+    intFlag({ name: "v", shorthand: "v", group: "Logs", default: 0, help: "verbosity" }),
+    durationFlag({ name: "timeout", group: "Logs", default: 30_000, help: "How long." }),
+  ]);
+  expect(help).toStartWith("demo is a controller manager for Kubernetes");
+  expect(help).toEndWith(
+    [
+      "Usage:",
+      "  demo [flags]",
+      "",
+      "Generic flags:",
+      "",
+      "      --fast             Go fast.",
+      "      --things strings   Things to do.",
+      "                         All things: a, b (default [*])",
+      "",
+      "Logs flags:",
+      "",
+      "      --timeout duration   How long. (default 30s)",
+      "  -v, --v int              verbosity",
+      "",
+    ].join("\n"),
+  );
+});

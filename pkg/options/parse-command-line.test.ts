@@ -1,0 +1,290 @@
+import { describe, expect, test } from "bun:test";
+import { durationFlag, intFlag } from "./flag-definition.ts";
+import { parseCommandLine, type KnownController, type ParseContext, type ParseOutcome } from "./parse-command-line.ts";
+import type { Options } from "./options.ts";
+
+const concurrentAlphaSyncs = intFlag({
+  name: "concurrent-alpha-syncs",
+  group: "Alpha controller",
+  default: 5,
+  min: 1,
+  help: "The number of alpha objects that are allowed to sync concurrently.",
+});
+const betaGracePeriod = durationFlag({ name: "beta-grace-period", group: "Beta controller", default: 60_000, min: 0, help: "Beta's grace." });
+
+const controllers: KnownController[] = [
+  { name: "alpha-controller", aliases: ["alpha"], enabledByDefault: true, flags: [concurrentAlphaSyncs] },
+  { name: "beta-controller", aliases: [], enabledByDefault: true, flags: [betaGracePeriod] },
+  { name: "gamma-controller", aliases: ["gamma"], enabledByDefault: false, flags: [] },
+];
+
+function parse(argv: string[], files: Record<string, string> = {}): ParseOutcome {
+  const context: ParseContext = {
+    controllers,
+    version: "0.1.0",
+    readFile: (path) => {
+      const text = files[path];
+      if (text === undefined) throw new Error(`ENOENT: no such file or directory, open '${path}'`);
+      return text;
+    },
+  };
+  return parseCommandLine(argv, context);
+}
+
+function run(argv: string[], files?: Record<string, string>): Options {
+  const outcome = parse(argv, files);
+  if (outcome.kind !== "run") throw new Error(`expected to run, got exit ${outcome.code}: ${outcome.stderr}`);
+  return outcome.options;
+}
+
+/** The usage error line, after checking it is the only output, on stderr, with exit code 2. */
+function usageError(argv: string[], files?: Record<string, string>): string {
+  const outcome = parse(argv, files);
+  if (outcome.kind !== "exit") throw new Error(`expected a usage error for ${argv.join(" ")}`);
+  expect(outcome.code).toBe(2);
+  expect(outcome.stdout).toBeUndefined();
+  const stderr = outcome.stderr ?? "";
+  expect(stderr.endsWith("\n")).toBe(true);
+  expect(stderr.trimEnd().split("\n")).toHaveLength(1);
+  return stderr.trimEnd();
+}
+
+describe("defaults", () => {
+  test("follow kube-controller-manager, with kube-loom's lease name", () => {
+    const options = run([]);
+    expect(options.enabledControllers).toEqual(["alpha-controller", "beta-controller"]);
+    expect(options.configFile).toBeUndefined();
+    expect(options.minResyncPeriodMs).toBe(12 * 3_600_000);
+    expect(options.shutdownGracePeriodMs).toBe(30_000);
+    expect(options.apiserverWaitTimeoutMs).toBe(60_000);
+    expect(options.leaderElection).toEqual({
+      enabled: true,
+      leaseDurationMs: 15_000,
+      renewDeadlineMs: 10_000,
+      retryPeriodMs: 2000,
+      resourceLock: "leases",
+      resourceName: "kube-loom",
+      resourceNamespace: "kube-system",
+    });
+    expect(options.serving).toEqual({ bindAddress: "0.0.0.0", port: 10257 });
+    expect(options.connection).toEqual({
+      kubeconfig: undefined,
+      master: undefined,
+      context: undefined,
+      qps: 20,
+      burst: 30,
+      requestTimeoutMs: 30_000,
+    });
+    expect(options.logging).toEqual({ verbosity: 0, format: "json" });
+    expect(options.values.get(concurrentAlphaSyncs)).toBe(5);
+    expect(options.values.get(betaGracePeriod)).toBe(60_000);
+  });
+});
+
+describe("command-line forms", () => {
+  test("--flag=value and --flag value", () => {
+    const options = run(["--kube-api-qps=50", "--kube-api-burst", "80", "--master", "https://10.0.0.1:6443", "--context=ci"]);
+    expect(options.connection).toMatchObject({ qps: 50, burst: 80, master: "https://10.0.0.1:6443", context: "ci" });
+  });
+
+  test.each<[string[], boolean]>([
+    [[], true],
+    [["--leader-elect"], true],
+    [["--leader-elect=true"], true],
+    [["--leader-elect=false"], false],
+    [["--leader-elect=0"], false],
+    [["--leader-elect=F"], false],
+  ])("booleans: %p gives %p", (argv, enabled) => {
+    expect(run(argv).leaderElection.enabled).toBe(enabled);
+  });
+
+  test("a boolean's value must follow '=', as with pflag", () => {
+    expect(usageError(["--leader-elect", "false"])).toBe(
+      'kube-loom: unexpected argument "false" after --leader-elect: a boolean flag takes its value after "=", as in --leader-elect=false',
+    );
+    expect(usageError(["--leader-elect=maybe"])).toBe('kube-loom: invalid value "maybe" for --leader-elect: expected true or false');
+  });
+
+  test.each<[string[]]>([[["-v", "3"]], [["-v=3"]], [["-v3"]], [["--v=3"]], [["--v", "3"]]])("verbosity: %p", (argv) => {
+    expect(run(argv).logging.verbosity).toBe(3);
+  });
+
+  test("verbosity is bounded", () => {
+    expect(usageError(["-v", "11"])).toBe('kube-loom: invalid value "11" for -v: expected an integer between 0 and 10');
+  });
+
+  test("durations are Go duration strings, read as milliseconds", () => {
+    const options = run(["--min-resync-period=1m30s", "--shutdown-grace-period", "500ms", "--kube-api-timeout=0", "--apiserver-wait-timeout=2h"]);
+    expect(options.minResyncPeriodMs).toBe(90_000);
+    expect(options.shutdownGracePeriodMs).toBe(500);
+    expect(options.connection.requestTimeoutMs).toBe(0);
+    expect(options.apiserverWaitTimeoutMs).toBe(7_200_000);
+    expect(usageError(["--shutdown-grace-period=30"])).toBe(
+      'kube-loom: invalid value "30" for --shutdown-grace-period: expected a duration >= 0s written like 15s, 1m30s, 500ms or 2h',
+    );
+  });
+
+  test("enum and ip values", () => {
+    const options = run(["--log-format=text", "--bind-address", "::"]);
+    expect(options.logging.format).toBe("text");
+    expect(options.serving.bindAddress).toBe("::");
+    expect(usageError(["--log-format=xml"])).toBe('kube-loom: invalid value "xml" for --log-format: expected one of: json, text');
+    expect(usageError(["--leader-elect-resource-lock=endpoints"])).toBe(
+      'kube-loom: invalid value "endpoints" for --leader-elect-resource-lock: expected one of: leases',
+    );
+    expect(usageError(["--bind-address=localhost"])).toBe(
+      'kube-loom: invalid value "localhost" for --bind-address: expected an IP address such as 0.0.0.0 or ::',
+    );
+  });
+
+  test("numbers are checked", () => {
+    expect(usageError(["--kube-api-qps=fast"])).toBe('kube-loom: invalid value "fast" for --kube-api-qps: expected a number > 0');
+    expect(usageError(["--kube-api-burst=-1"])).toBe('kube-loom: invalid value "-1" for --kube-api-burst: expected an integer >= 0');
+    expect(usageError(["--port=70000"])).toBe('kube-loom: invalid value "70000" for --port: expected an integer between 0 and 65535');
+    expect(run(["--port=0"]).serving.port).toBe(0);
+  });
+
+  test("the last of a repeated flag wins, except lists, which append", () => {
+    expect(run(["--port=1", "--port=2"]).serving.port).toBe(2);
+    expect(run(["--controllers=alpha", "--controllers", "gamma"]).enabledControllers).toEqual(["alpha-controller", "gamma-controller"]);
+  });
+
+  test("a list value may start with '-', as pflag allows", () => {
+    expect(run(["--controllers", "-alpha,*"]).enabledControllers).toEqual(["beta-controller"]);
+  });
+
+  test("a missing value names the flag and what it expects", () => {
+    expect(usageError(["--port"])).toBe("kube-loom: missing value for --port: expected an integer between 0 and 65535");
+  });
+
+  test("controllers' own flags are parsed and read back typed", () => {
+    const options = run(["--concurrent-alpha-syncs=9", "--beta-grace-period=2m"]);
+    const syncs: number = options.values.get(concurrentAlphaSyncs);
+    expect(syncs).toBe(9);
+    expect(options.values.get(betaGracePeriod)).toBe(120_000);
+    expect(usageError(["--concurrent-alpha-syncs=0"])).toBe(
+      'kube-loom: invalid value "0" for --concurrent-alpha-syncs: expected an integer >= 1',
+    );
+  });
+
+  test("reading a flag nobody registered is a bug, not a default", () => {
+    const stray = intFlag({ name: "stray", group: "Nowhere", default: 1, help: "" });
+    expect(() => run([]).values.get(stray)).toThrow("flag --stray was never registered");
+  });
+});
+
+describe("--controllers", () => {
+  test.each<[string, string[]]>([
+    ["*", ["alpha-controller", "beta-controller"]],
+    ["*,-beta-controller", ["alpha-controller"]],
+    ["*,gamma", ["alpha-controller", "beta-controller", "gamma-controller"]],
+    ["beta-controller", ["beta-controller"]],
+    ["", []],
+  ])("%p", (list, enabled) => {
+    expect(run([`--controllers=${list}`]).enabledControllers).toEqual(enabled);
+  });
+
+  test("an unknown controller is a usage error naming it", () => {
+    expect(usageError(["--controllers=*,-bogus"])).toBe(
+      'kube-loom: "bogus" is not in the list of known controllers (known: alpha-controller, beta-controller, gamma-controller)',
+    );
+  });
+});
+
+describe("leader election validation", () => {
+  test("the lease duration must exceed the renew deadline", () => {
+    expect(usageError(["--leader-elect-lease-duration=5s"])).toBe(
+      "kube-loom: --leader-elect-renew-deadline (10s) must be less than --leader-elect-lease-duration (5s)",
+    );
+    expect(usageError(["--leader-elect-lease-duration=10s"])).toContain("must be less than");
+  });
+
+  test("the renew deadline must exceed 1.2 times the retry period", () => {
+    expect(usageError(["--leader-elect-retry-period=9s"])).toBe(
+      "kube-loom: --leader-elect-renew-deadline (10s) must be greater than 1.2 times --leader-elect-retry-period (9s), that is more than 10.8s",
+    );
+    // Exactly 1.2 times is not enough (client-go compares with <=).
+    expect(usageError(["--leader-elect-renew-deadline=2.4s"])).toContain("must be greater than 1.2 times");
+    expect(run(["--leader-elect-renew-deadline=2401ms"]).leaderElection.renewDeadlineMs).toBe(2401);
+  });
+
+  test("each duration must be positive, the lease at least a second", () => {
+    expect(usageError(["--leader-elect-retry-period=0s"])).toBe(
+      'kube-loom: invalid value "0s" for --leader-elect-retry-period: expected a duration > 0s written like 15s, 1m30s, 500ms or 2h',
+    );
+    expect(usageError(["--leader-elect-lease-duration=500ms"])).toContain("expected a duration >= 1s");
+  });
+
+  test("the lock's name and namespace are required", () => {
+    expect(usageError(["--leader-elect-resource-name="])).toBe(
+      "kube-loom: --leader-elect-resource-name must not be empty when --leader-elect is on",
+    );
+  });
+
+  test("nothing is checked when leader election is off", () => {
+    const options = run(["--leader-elect=false", "--leader-elect-lease-duration=5s", "--leader-elect-resource-name="]);
+    expect(options.leaderElection.enabled).toBe(false);
+  });
+});
+
+describe("usage errors", () => {
+  test("an unknown flag", () => {
+    expect(usageError(["--foo"])).toBe("kube-loom: unknown flag --foo (see --help)");
+    expect(usageError(["--foo=bar"])).toBe("kube-loom: unknown flag --foo (see --help)");
+    expect(usageError(["-x"])).toBe("kube-loom: unknown flag -x (see --help)");
+    expect(usageError(["-leader-elect=false"])).toBe("kube-loom: unknown flag -leader-elect (see --help)");
+  });
+
+  test("the first problem in argv order is the one reported", () => {
+    expect(usageError(["--port=x", "--foo"])).toBe('kube-loom: invalid value "x" for --port: expected an integer between 0 and 65535');
+  });
+
+  test("a positional argument, also after --", () => {
+    expect(usageError(["run"])).toBe('kube-loom: unexpected argument "run": only flags are accepted (see --help)');
+    expect(usageError(["--", "--port=1"])).toBe('kube-loom: unexpected argument "--port=1": only flags are accepted (see --help)');
+  });
+
+  test("empty arguments are ignored, as kube-controller-manager does", () => {
+    expect(run(["", "--port=1", ""]).serving.port).toBe(1);
+  });
+
+  test("the program name is configurable", () => {
+    const outcome = parseCommandLine(["--foo"], { controllers, version: "1", programName: "kube-loom-test" });
+    expect(outcome).toEqual({ kind: "exit", code: 2, stderr: "kube-loom-test: unknown flag --foo (see --help)\n" });
+  });
+});
+
+describe("--help and --version", () => {
+  test.each([["--help"], ["-h"], ["--help=true"]])("%p prints usage to stdout and exits 0", (flag) => {
+    const outcome = parse([flag]);
+    expect(outcome.kind).toBe("exit");
+    if (outcome.kind !== "exit") return;
+    expect(outcome.code).toBe(0);
+    expect(outcome.stderr).toBeUndefined();
+    const groups = [...(outcome.stdout ?? "").matchAll(/^(\S.*) flags:$/gm)].map((match) => match[1]);
+    expect(groups).toEqual(["Generic", "Leader election", "Serving", "Misc", "Logs", "Alpha controller", "Beta controller", "Global"]);
+    expect(outcome.stdout).toContain("\nUsage:\n  kube-loom [flags]\n");
+  });
+
+  test("--help wins over an invalid config file, which is not even read", () => {
+    expect(parse(["--config=/missing.yaml", "--help"])).toMatchObject({ kind: "exit", code: 0 });
+  });
+
+  test("--version", () => {
+    expect(parse(["--version"])).toEqual({ kind: "exit", code: 0, stdout: "kube-loom v0.1.0\n" });
+    const prefixed = parseCommandLine(["--version"], { controllers, version: "v2.0.0" });
+    expect(prefixed).toEqual({ kind: "exit", code: 0, stdout: "kube-loom v2.0.0\n" });
+  });
+
+  test("--help=false does not print help", () => {
+    expect(parse(["--help=false"]).kind).toBe("run");
+  });
+});
+
+describe("registration", () => {
+  test("two flags with one name is a bug in kube-loom", () => {
+    const clash = intFlag({ name: "port", group: "Alpha controller", default: 1, help: "" });
+    const clashing = [{ name: "delta-controller", aliases: [], enabledByDefault: true, flags: [clash] }];
+    expect(() => parseCommandLine([], { controllers: clashing, version: "1" })).toThrow("flag --port is registered twice");
+  });
+});

@@ -1,0 +1,69 @@
+// The entry point for main: argv in, either the options to run with or what to print and the
+// exit code. Nothing here prints or exits, so every outcome can be tested directly.
+import { readFileSync } from "node:fs";
+import { readCommandLineArguments } from "./command-line-arguments.ts";
+import { readConfigFile, type ReadTextFile } from "./config-file.ts";
+import { selectControllers, type ControllerIdentity } from "./controller-selection.ts";
+import { commandLineOnlyFlags, configFileFlag, controllersFlag, coreFlags, globalFlags, helpFlag, versionFlag } from "./core-flags.ts";
+import type { FlagDefinition } from "./flag-definition.ts";
+import { FlagValues } from "./flag-values.ts";
+import { renderHelp } from "./help-text.ts";
+import { readOptions, type Options } from "./options.ts";
+import { UsageError } from "./usage-error.ts";
+
+export interface KnownController extends ControllerIdentity {
+  /** The controller's own flags, shown in --help under their group and readable via `options.values`. */
+  flags: readonly FlagDefinition[];
+}
+
+export interface ParseContext {
+  controllers: readonly KnownController[];
+  version: string;
+  programName?: string;
+  /** Reads the --config file; node:fs by default, replaceable in tests. */
+  readFile?: ReadTextFile;
+}
+
+export type ParseOutcome =
+  | { kind: "run"; options: Options }
+  | { kind: "exit"; code: 0 | 2; stdout?: string; stderr?: string };
+
+/** `argv` without the runtime and script, i.e. `process.argv.slice(2)`. */
+export function parseCommandLine(argv: readonly string[], context: ParseContext): ParseOutcome {
+  const programName = context.programName ?? "kube-loom";
+  const controllers = controllersFlag(context.controllers);
+  const flags = registeredFlags([controllers, ...coreFlags, ...context.controllers.flatMap((controller) => controller.flags), ...globalFlags]);
+  try {
+    const fromCommandLine = readCommandLineArguments(argv, flags);
+    const commandLine = new FlagValues(flags, [fromCommandLine]);
+    if (commandLine.get(helpFlag)) return { kind: "exit", code: 0, stdout: renderHelp(programName, flags) };
+    if (commandLine.get(versionFlag)) {
+      return { kind: "exit", code: 0, stdout: `${programName} v${context.version.replace(/^v/, "")}\n` };
+    }
+    const configPath = commandLine.get(configFileFlag);
+    const fileSettable = flags.filter((flag) => !commandLineOnlyFlags.has(flag));
+    const fromConfigFile = configPath === "" ? new Map<FlagDefinition, unknown>() : readConfigFile(configPath, fileSettable, context.readFile ?? readUtf8);
+    const values = new FlagValues(flags, [fromConfigFile, fromCommandLine]);
+    const enabledControllers = selectControllers(values.get(controllers), context.controllers);
+    return { kind: "run", options: readOptions(values, enabledControllers) };
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    return { kind: "exit", code: 2, stderr: `${programName}: ${error.message}\n` };
+  }
+}
+
+/** Two flags with one name or shorthand is a bug in kube-loom (a plain Error), not a usage error. */
+function registeredFlags(flags: readonly FlagDefinition[]): readonly FlagDefinition[] {
+  const names = new Set<string>();
+  for (const flag of flags) {
+    for (const name of [`--${flag.name}`, ...(flag.shorthand === undefined ? [] : [`-${flag.shorthand}`])]) {
+      if (names.has(name)) throw new Error(`flag ${name} is registered twice`);
+      names.add(name);
+    }
+  }
+  return flags;
+}
+
+function readUtf8(path: string): string {
+  return readFileSync(path, "utf8");
+}

@@ -1,0 +1,41 @@
+// The manager's HTTP surface: health endpoints in the API server's format, Prometheus
+// metrics, and debug pages that controllers contribute (e.g. the garbage collector's graph).
+import { Hono } from "hono";
+import type { Registry } from "prom-client";
+import { HealthCheckSet, mountHealthEndpoint } from "./health.ts";
+
+/** A read-only debug page under /debug/controllers/<controller>/<path>. */
+export interface DebugRoute {
+  controller: string;
+  path: string;
+  handler(request: Request): Response | Promise<Response>;
+}
+
+export interface HttpEndpoints {
+  /** Everything: kube-controller-manager's /healthz. */
+  healthz: HealthCheckSet;
+  /** Only what a restart would fix (leader election stuck, workers wedged). */
+  livez: HealthCheckSet;
+  /** What must hold before the process serves its purpose (caches synced). */
+  readyz: HealthCheckSet;
+  metrics: Registry;
+  debugRoutes: DebugRoute[];
+}
+
+export function createHttpApp(endpoints: HttpEndpoints): Hono {
+  const app = new Hono();
+  mountHealthEndpoint(app, "healthz", endpoints.healthz);
+  mountHealthEndpoint(app, "livez", endpoints.livez);
+  mountHealthEndpoint(app, "readyz", endpoints.readyz);
+  app.get("/metrics", async (c) =>
+    c.body(await endpoints.metrics.metrics(), 200, { "Content-Type": endpoints.metrics.contentType }),
+  );
+  // Looked up per request: controllers add their pages after the server is already up.
+  app.get("/debug/controllers/:controller/*", async (c) => {
+    const controller = c.req.param("controller");
+    const path = new URL(c.req.url).pathname.slice(`/debug/controllers/${controller}/`.length);
+    const route = endpoints.debugRoutes.find((r) => r.controller === controller && r.path === path);
+    return route ? route.handler(c.req.raw) : c.notFound();
+  });
+  return app;
+}

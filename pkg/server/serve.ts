@@ -1,0 +1,53 @@
+// Serves a fetch handler (a Hono app) on whichever runtime kube-loom runs on.
+import { createServer } from "node:http";
+
+export type FetchHandler = (request: Request) => Response | Promise<Response>;
+
+export interface RunningServer {
+  /** The bound address, e.g. http://127.0.0.1:10257 (the real port when 0 was asked for). */
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+interface DenoServeApi {
+  serve(
+    options: { hostname: string; port: number; onListen?: (addr: { port: number }) => void },
+    handler: FetchHandler,
+  ): { addr: { port: number }; shutdown(): Promise<void> };
+}
+
+export async function serve(handler: FetchHandler, hostname: string, port: number): Promise<RunningServer> {
+  if ("Bun" in globalThis) {
+    const server = Bun.serve({ hostname, port, fetch: handler });
+    const bound = server.port ?? port;
+    return { url: urlOf(hostname, bound), port: bound, stop: async () => void (await server.stop(true)) };
+  }
+  if ("Deno" in globalThis) {
+    const deno = (globalThis as unknown as { Deno: DenoServeApi }).Deno;
+    const server = deno.serve({ hostname, port, onListen: () => undefined }, handler);
+    return { url: urlOf(hostname, server.addr.port), port: server.addr.port, stop: () => server.shutdown() };
+  }
+  return serveWithNodeHttp(handler, hostname, port);
+}
+
+async function serveWithNodeHttp(handler: FetchHandler, hostname: string, port: number): Promise<RunningServer> {
+  const server = createServer(async (req, res) => {
+    const response = await handler(new Request(`http://${req.headers.host ?? hostname}${req.url ?? "/"}`, { method: req.method }));
+    res.writeHead(response.status, Object.fromEntries(response.headers));
+    res.end(Buffer.from(await response.arrayBuffer()));
+  });
+  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(port, hostname, resolve));
+  const address = server.address();
+  const bound = typeof address === "object" && address ? address.port : port;
+  return {
+    url: urlOf(hostname, bound),
+    port: bound,
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+function urlOf(hostname: string, port: number): string {
+  const host = hostname === "0.0.0.0" || hostname === "::" ? "127.0.0.1" : hostname;
+  return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+}

@@ -1,0 +1,67 @@
+// client-go's delaying queue (util/workqueue/delaying_queue.go): `addAfter` holds an item back until its ready time.
+// One clock timer is kept armed for the earliest ready time and re-armed whenever that changes, so client-go's 10 s
+// heartbeat (insurance for its channel-driven loop) has nothing left to catch.
+import type { Timer } from "../clock/clock.ts";
+import { type RetryMetrics, createRetryMetrics } from "./metrics.ts";
+import { ReadyTimeHeap } from "./ready-time-heap.ts";
+import { WorkQueue, type WorkQueueOptions } from "./queue.ts";
+
+export class DelayingQueue<T = string> extends WorkQueue<T> {
+  private readonly waiting = new ReadyTimeHeap<T>();
+  private readonly retries: RetryMetrics;
+  private timer: Timer | undefined;
+  private timerDueAt = Infinity;
+
+  constructor(options: WorkQueueOptions = {}) {
+    super(options);
+    this.retries = createRetryMetrics(this.metricsProvider, this.name);
+  }
+
+  /** Adds `item` once `delayMs` has passed (at once if it is not positive). Counts as a retry. */
+  addAfter(item: T, delayMs: number): void {
+    if (this.shuttingDown()) return;
+    this.retries.retry();
+    if (!(delayMs > 0)) {
+      this.add(item);
+      return;
+    }
+    this.waiting.schedule(item, this.clock.now() + delayMs);
+    this.armTimer();
+  }
+
+  override shutDown(): void {
+    this.stopWaiting();
+    super.shutDown();
+  }
+
+  override shutDownWithDrain(): Promise<void> {
+    this.stopWaiting();
+    return super.shutDownWithDrain();
+  }
+
+  private armTimer(): void {
+    const next = this.waiting.nextReadyAt();
+    if (next === undefined || next >= this.timerDueAt) return;
+    this.disarmTimer();
+    this.timerDueAt = next;
+    this.timer = this.clock.setTimer(next - this.clock.now(), () => this.addReady());
+  }
+
+  private addReady(): void {
+    this.disarmTimer();
+    for (const item of this.waiting.popReady(this.clock.now())) this.add(item);
+    // Also covers a timer that fired a little early: the item is still waiting, so the timer is armed again.
+    this.armTimer();
+  }
+
+  private disarmTimer(): void {
+    this.timer?.cancel();
+    this.timer = undefined;
+    this.timerDueAt = Infinity;
+  }
+
+  private stopWaiting(): void {
+    this.disarmTimer();
+    this.waiting.clear();
+  }
+}

@@ -1,0 +1,119 @@
+// client-go's basic workqueue (util/workqueue/queue.go). An item is "dirty" from add until get, and "processing" from
+// get until done. Adding a dirty item is a no-op, and an item added while processing waits until done, so duplicate
+// adds collapse and a key is never handed to two workers at once.
+import { type Clock, realClock } from "../clock/clock.ts";
+import { Fifo } from "./fifo.ts";
+import {
+  type QueueMetrics,
+  type WorkqueueMetricsProvider,
+  createQueueMetrics,
+  noopWorkqueueMetricsProvider,
+} from "./metrics.ts";
+
+export interface WorkQueueOptions {
+  /** Metrics are labelled with this name; an unnamed queue emits none. */
+  name?: string;
+  clock?: Clock;
+  metricsProvider?: WorkqueueMetricsProvider;
+}
+
+export type GetResult<T> = { item: T; shutdown: false } | { item: undefined; shutdown: true };
+
+export class WorkQueue<T = string> {
+  readonly name: string;
+  protected readonly clock: Clock;
+  protected readonly metricsProvider: WorkqueueMetricsProvider;
+  /** Dirty items that are not processing, in the order they will be handed out. */
+  private readonly queue = new Fifo<T>();
+  private readonly dirty = new Set<T>();
+  private readonly processing = new Set<T>();
+  /** Workers blocked in `get`; only non-empty while `queue` is empty. */
+  private readonly getters = new Fifo<(result: GetResult<T>) => void>();
+  private readonly drainWaiters: Array<() => void> = [];
+  private readonly metrics: QueueMetrics<T>;
+  private isShuttingDown = false;
+
+  constructor(options: WorkQueueOptions = {}) {
+    this.name = options.name ?? "";
+    this.clock = options.clock ?? realClock;
+    this.metricsProvider = options.metricsProvider ?? noopWorkqueueMetricsProvider;
+    this.metrics = createQueueMetrics<T>(this.metricsProvider, this.name, this.clock);
+  }
+
+  /** Marks `item` as needing processing. Ignored once the queue is shutting down. */
+  add(item: T): void {
+    if (this.isShuttingDown || this.dirty.has(item)) return;
+    this.metrics.add(item);
+    this.dirty.add(item);
+    if (!this.processing.has(item)) this.enqueue(item);
+  }
+
+  /** Number of items waiting to be handed out (not counting those being processed). */
+  len(): number {
+    return this.queue.length;
+  }
+
+  /**
+   * Resolves with the next item, waiting while the queue is empty. Call `done(item)` when finished with it.
+   * `shutdown: true` means the queue is shut down and drained: the worker should stop.
+   */
+  get(): Promise<GetResult<T>> {
+    if (this.queue.length > 0) return Promise.resolve(this.handOut(this.queue.shift() as T));
+    if (this.isShuttingDown) return Promise.resolve({ item: undefined, shutdown: true });
+    return new Promise((resolve) => this.getters.push(resolve));
+  }
+
+  /** Ends processing of `item`; if it was added again meanwhile, it goes back into the queue. */
+  done(item: T): void {
+    // A second done for the same get must not queue the item twice.
+    if (!this.processing.has(item)) return;
+    this.metrics.done(item);
+    this.processing.delete(item);
+    if (this.dirty.has(item)) this.enqueue(item);
+    else if (this.processing.size === 0) this.releaseDrainWaiters();
+  }
+
+  /** Drops later adds; items already queued still drain through `get`, after which `get` reports shutdown. */
+  shutDown(): void {
+    this.beginShutdown();
+    // Also ends a pending shutDownWithDrain without waiting, as client-go does.
+    this.releaseDrainWaiters();
+  }
+
+  /** Like `shutDown`, then waits until every item handed out has been `done`. */
+  shutDownWithDrain(): Promise<void> {
+    this.beginShutdown();
+    if (this.processing.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.drainWaiters.push(resolve));
+  }
+
+  shuttingDown(): boolean {
+    return this.isShuttingDown;
+  }
+
+  private beginShutdown(): void {
+    this.isShuttingDown = true;
+    this.metrics.stop();
+    // Getters only wait on an empty queue, so they have nothing left to drain.
+    for (let resolve = this.getters.shift(); resolve; resolve = this.getters.shift()) {
+      resolve({ item: undefined, shutdown: true });
+    }
+  }
+
+  private enqueue(item: T): void {
+    const getter = this.getters.shift();
+    if (getter) getter(this.handOut(item));
+    else this.queue.push(item);
+  }
+
+  private handOut(item: T): GetResult<T> {
+    this.metrics.get(item);
+    this.processing.add(item);
+    this.dirty.delete(item);
+    return { item, shutdown: false };
+  }
+
+  private releaseDrainWaiters(): void {
+    for (const resolve of this.drainWaiters.splice(0)) resolve();
+  }
+}

@@ -1,0 +1,28 @@
+// client-go's rate-limiting queue (util/workqueue/rate_limiting_queue.go): a delaying queue whose retry delays come
+// from a RateLimiter.
+import { DelayingQueue } from "./delaying-queue.ts";
+import type { WorkQueueOptions } from "./queue.ts";
+import type { RateLimiter } from "./rate-limiters.ts";
+
+export class RateLimitingQueue<T = string> extends DelayingQueue<T> {
+  constructor(
+    private readonly rateLimiter: RateLimiter<T>,
+    options: WorkQueueOptions = {},
+  ) {
+    super(options);
+  }
+
+  /** Adds `item` after the delay the rate limiter assigns it. */
+  addRateLimited(item: T): void {
+    this.addAfter(item, this.rateLimiter.when(item));
+  }
+
+  /** Stops tracking `item`'s failures; it still has to be `done`. */
+  forget(item: T): void {
+    this.rateLimiter.forget(item);
+  }
+
+  numRequeues(item: T): number {
+    return this.rateLimiter.numRequeues(item);
+  }
+}

@@ -1,0 +1,142 @@
+// Builds kube-apiserver, etcd (and on request kube-controller-manager) from the
+// pinned Go modules under tools/, caching them in .cache/bin/ by version.
+import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { dyingWithThisProcess } from "./daemon-process.ts";
+
+/** The only place the control-plane versions are pinned (tools/*\/go.mod must agree). */
+export const KUBERNETES_VERSION = "v1.33.13";
+export const ETCD_VERSION = "v3.5.35";
+
+const repoRoot = resolve(import.meta.dir, "../..");
+export const binaryCacheDir = join(repoRoot, ".cache", "bin");
+
+export interface Binaries {
+  kubeApiserver: string;
+  etcd: string;
+  kubeControllerManager?: string;
+}
+
+export interface EnsureBinariesOptions {
+  /** kube-controller-manager is only needed by comparison benchmarks, so it is opt-in. */
+  withControllerManager?: boolean;
+}
+
+interface GoBinary {
+  name: string;
+  version: string;
+  moduleDir: string;
+  goPackage: string;
+  ldflags: string;
+}
+
+const PROGRESS_INTERVAL_MS = 15_000;
+
+// Same version stamping as upstream hack/lib/version.sh, so /version and kubectl see a real release.
+function kubernetesLdflags(): string {
+  const minor = KUBERNETES_VERSION.split(".")[1] ?? "";
+  const stamps = ["k8s.io/component-base/version", "k8s.io/client-go/pkg/version"].flatMap((pkg) => [
+    `-X ${pkg}.gitVersion=${KUBERNETES_VERSION}`,
+    `-X ${pkg}.gitMajor=1`,
+    `-X ${pkg}.gitMinor=${minor}`,
+  ]);
+  return ["-s -w", ...stamps].join(" ");
+}
+
+function kubernetesBinary(name: string): GoBinary {
+  return {
+    name,
+    version: KUBERNETES_VERSION,
+    moduleDir: join(repoRoot, "tools", "k8s-bin"),
+    goPackage: `k8s.io/kubernetes/cmd/${name}`,
+    ldflags: kubernetesLdflags(),
+  };
+}
+
+const etcdBinary: GoBinary = {
+  name: "etcd",
+  version: ETCD_VERSION,
+  moduleDir: join(repoRoot, "tools", "etcd-bin"),
+  goPackage: "go.etcd.io/etcd/server/v3",
+  ldflags: "-s -w",
+};
+
+function binaryPath(binary: GoBinary): string {
+  return join(binaryCacheDir, `${binary.name}-${binary.version}`);
+}
+
+// One build per binary per process, even when several callers ask at once.
+const inFlightBuilds = new Map<string, Promise<string>>();
+
+export function ensureBinaries(options: { withControllerManager: true }): Promise<Required<Binaries>>;
+export function ensureBinaries(options?: EnsureBinariesOptions): Promise<Binaries>;
+export async function ensureBinaries(options: EnsureBinariesOptions = {}): Promise<Binaries> {
+  // Sequential on purpose: parallel Go builds on 2 cores only thrash.
+  const etcd = await ensureBinary(etcdBinary);
+  const kubeApiserver = await ensureBinary(kubernetesBinary("kube-apiserver"));
+  if (!options.withControllerManager) return { kubeApiserver, etcd };
+  const kubeControllerManager = await ensureBinary(kubernetesBinary("kube-controller-manager"));
+  return { kubeApiserver, etcd, kubeControllerManager };
+}
+
+function ensureBinary(binary: GoBinary): Promise<string> {
+  const target = binaryPath(binary);
+  if (existsSync(target)) return Promise.resolve(target);
+  let build = inFlightBuilds.get(target);
+  if (!build) {
+    build = buildBinary(binary, target).finally(() => inFlightBuilds.delete(target));
+    inFlightBuilds.set(target, build);
+  }
+  return build;
+}
+
+async function buildBinary(binary: GoBinary, target: string): Promise<string> {
+  if (!Bun.which("go")) throw new Error(`cannot build ${binary.name}: no 'go' on PATH (Go >= 1.24 needed, or put a prebuilt binary at ${target})`);
+  mkdirSync(binaryCacheDir, { recursive: true });
+  // go build writes the final name only when we rename, so an interrupted build leaves no half binary.
+  const temporary = `${target}.partial-${process.pid}`;
+  const label = `${binary.name} ${binary.version}`;
+  const startedAt = performance.now();
+  log(`building ${label} from ${binary.moduleDir} into ${binaryCacheDir} (cached afterwards; cold builds on 2 cores: etcd ~1 min, kube-apiserver ~6 min)`);
+  const elapsed = () => Math.round((performance.now() - startedAt) / 1000);
+  const progress = setInterval(() => log(`still building ${label}: ${elapsed()} s`), PROGRESS_INTERVAL_MS);
+  try {
+    // Tied to us, so an interrupted test run does not leave a go build burning both cores.
+    const go = Bun.spawn(
+      dyingWithThisProcess(["go", "build", "-trimpath", "-ldflags", binary.ldflags, "-o", temporary, binary.goPackage]),
+      {
+        cwd: binary.moduleDir,
+        env: { ...process.env, GOTOOLCHAIN: "local", CGO_ENABLED: "0" },
+        stdin: "ignore",
+        stdout: "inherit",
+        stderr: "pipe",
+      },
+    );
+    const output = await forwardAndCollect(go.stderr);
+    const exitCode = await go.exited;
+    if (exitCode !== 0) {
+      throw new Error(`go build of ${label} failed (exit ${exitCode}) in ${binary.moduleDir}:\n${output.slice(-4000)}`);
+    }
+    renameSync(temporary, target);
+    log(`built ${label} in ${elapsed()} s: ${target}`);
+    return target;
+  } finally {
+    clearInterval(progress);
+    rmSync(temporary, { force: true });
+  }
+}
+
+/** Streams go's diagnostics to our stderr as they come, and keeps them for the error message. */
+async function forwardAndCollect(stream: ReadableStream<Uint8Array>): Promise<string> {
+  const decoder = new TextDecoder();
+  let collected = "";
+  for await (const chunk of stream) {
+    process.stderr.write(chunk);
+    collected += decoder.decode(chunk, { stream: true });
+  }
+  return collected + decoder.decode();
+}
+
+function log(message: string): void {
+  process.stderr.write(`[controlplane/binaries] ${message}\n`);
+}

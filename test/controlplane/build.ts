@@ -1,0 +1,9 @@
+// CI step before `bun test`: builds the control-plane binaries outside any test timeout.
+// Usage: bun test/controlplane/build.ts [--with-controller-manager]
+import { binaryCacheDir, ensureBinaries } from "./binaries.ts";
+
+const binaries = await ensureBinaries({
+  withControllerManager: process.argv.includes("--with-controller-manager"),
+});
+for (const [name, path] of Object.entries(binaries)) console.log(`${name}: ${path}`);
+console.error(`binary cache: ${binaryCacheDir}`);

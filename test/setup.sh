@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what kube-loom's tests and its local control plane need on a fresh Debian machine:
+# Debian packages, the pinned npm packages (Bun and Deno among them) and the Go-built
+# kube-apiserver and etcd (cached by version, see test/controlplane/binaries.ts).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+apt_packages=(openssl ca-certificates)
+missing=()
+for p in "${apt_packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing Debian packages: ${missing[*]}" >&2
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+command -v kubectl >/dev/null || { echo "setup: kubectl not found on PATH (the tests drive objects with the real kubectl)" >&2; exit 1; }
+command -v go >/dev/null || { echo "setup: go not found on PATH (needed to build kube-apiserver and etcd)" >&2; exit 1; }
+
+if [ ! -x node_modules/.bin/bun ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: npm ci" >&2
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+
+./node_modules/.bin/bun test/controlplane/build.ts

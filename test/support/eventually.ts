@@ -1,0 +1,16 @@
+// Waits for asynchronous machinery (promise chains, async loops) to reach a state, polling on
+// real macrotask turns: fast when the state comes quickly, a clear failure when it never does.
+
+/** Resolves once `condition` holds; rejects after `timeoutMs` of real time. */
+export async function eventually(condition: () => boolean, what = "condition", timeoutMs = 2000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+}
+
+/** Lets pending promise callbacks and macrotasks run, for asserting that something did NOT happen. */
+export async function settle(turns = 5): Promise<void> {
+  for (let i = 0; i < turns; i++) await new Promise((resolve) => setTimeout(resolve, 0));
+}
