@@ -3,7 +3,7 @@
 // since it was last popped, in order; the consumer gets the whole list for the key at once.
 import type { KubeObject } from "../kube/objects.ts";
 import { type Delta, type DeltaType, DeletedFinalStateUnknown } from "./deltas.ts";
-import { type KeyFunc, deletionHandlingKeyFunc } from "./keys.ts";
+import { deletionHandlingKeyFunc } from "./keys.ts";
 import type { ReflectorStore } from "./store.ts";
 
 /** The store the consumer keeps up to date (the informer's indexer): used to detect deletions and for resync. */
@@ -17,7 +17,6 @@ export type PopProcessFunc<T extends KubeObject> = (deltas: Delta<T>[], isInInit
 
 export interface DeltaFIFOOptions<T extends KubeObject> {
   knownObjects?: KnownObjects<T>;
-  keyFunc?: KeyFunc<T>;
   /** Applied to every incoming object except tombstones and resyncs (those are already transformed). */
   transform?: (obj: T) => T;
 }
@@ -26,7 +25,6 @@ export class DeltaFIFO<T extends KubeObject = KubeObject> implements ReflectorSt
   /** Pending deltas by key. A Map keeps insertion order, so its first entry is the queue's head. */
   private readonly items = new Map<string, Delta<T>[]>();
   private readonly knownObjects: KnownObjects<T> | undefined;
-  private readonly keyFunc: KeyFunc<T>;
   private readonly transform: ((obj: T) => T) | undefined;
   /** A first replace happened. */
   private populated = false;
@@ -36,7 +34,6 @@ export class DeltaFIFO<T extends KubeObject = KubeObject> implements ReflectorSt
 
   constructor(options: DeltaFIFOOptions<T> = {}) {
     this.knownObjects = options.knownObjects;
-    this.keyFunc = options.keyFunc ?? deletionHandlingKeyFunc;
     this.transform = options.transform;
   }
 
@@ -50,7 +47,7 @@ export class DeltaFIFO<T extends KubeObject = KubeObject> implements ReflectorSt
 
   /** Queues a deletion, unless the object is neither cached nor queued (a relist already removed it). */
   delete(obj: T | DeletedFinalStateUnknown<T>): void {
-    const key = this.keyOf(obj);
+    const key = deletionHandlingKeyFunc(obj);
     const known = this.knownObjects ? this.knownObjects.getByKey(key) !== undefined : false;
     if (!known && !this.items.has(key)) return;
     this.queueAction("Deleted", obj);
@@ -63,7 +60,7 @@ export class DeltaFIFO<T extends KubeObject = KubeObject> implements ReflectorSt
   replace(list: readonly T[], _resourceVersion: string): void {
     const listed = new Set<string>();
     for (const obj of list) {
-      listed.add(this.keyOf(obj));
+      listed.add(deletionHandlingKeyFunc(obj));
       this.queueAction("Replaced", obj);
     }
     let deletions = 0;
@@ -125,17 +122,13 @@ export class DeltaFIFO<T extends KubeObject = KubeObject> implements ReflectorSt
   }
 
   private queueAction(type: DeltaType, obj: T | DeletedFinalStateUnknown<T>): void {
-    const key = this.keyOf(obj);
+    const key = deletionHandlingKeyFunc(obj);
     const object = this.transform && type !== "Sync" && !(obj instanceof DeletedFinalStateUnknown) ? this.transform(obj) : obj;
     const deltas = this.items.get(key) ?? [];
     deltas.push({ type, object } as Delta<T>);
     dedupDeltas(deltas);
     this.items.set(key, deltas);
     this.wake();
-  }
-
-  private keyOf(obj: T | DeletedFinalStateUnknown<T>): string {
-    return obj instanceof DeletedFinalStateUnknown ? obj.key : this.keyFunc(obj);
   }
 
   private nextArrival(signal: AbortSignal | undefined): Promise<void> {

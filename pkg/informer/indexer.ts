@@ -2,7 +2,7 @@
 // threadSafeMap). Indexers name the index functions; indices hold, per index, value → keys.
 import type { KubeObject } from "../kube/objects.ts";
 import { DeletedFinalStateUnknown } from "./deltas.ts";
-import { type KeyFunc, metaNamespaceKeyFunc } from "./keys.ts";
+import { metaNamespaceKeyFunc } from "./keys.ts";
 import type { Store } from "./store.ts";
 
 export type IndexFunc<T> = (obj: T) => string[];
@@ -14,24 +14,21 @@ export class Indexer<T extends KubeObject = KubeObject> implements Store<T> {
   /** index name → indexed value → keys of the objects filed under it. */
   private readonly indices = new Map<string, Map<string, Set<string>>>();
 
-  constructor(
-    indexers: Indexers<T> = {},
-    private readonly keyFunc: KeyFunc<T> = metaNamespaceKeyFunc,
-  ) {
+  constructor(indexers: Indexers<T> = {}) {
     this.addIndexers(indexers);
   }
 
   /** Adds or replaces the object under its key. */
   add(obj: T): void {
-    this.put(this.keyFunc(obj), obj);
+    this.put(metaNamespaceKeyFunc(obj), obj);
   }
 
   update(obj: T): void {
-    this.put(this.keyFunc(obj), obj);
+    this.put(metaNamespaceKeyFunc(obj), obj);
   }
 
   delete(obj: T | DeletedFinalStateUnknown<T>): void {
-    const key = obj instanceof DeletedFinalStateUnknown ? obj.key : this.keyFunc(obj);
+    const key = obj instanceof DeletedFinalStateUnknown ? obj.key : metaNamespaceKeyFunc(obj);
     const old = this.items.get(key);
     if (old === undefined) return;
     this.reindex(key, this.indexValues(old), new Map());
@@ -40,14 +37,14 @@ export class Indexer<T extends KubeObject = KubeObject> implements Store<T> {
 
   /** Swaps the whole content for `items`; the resource version is not needed by a plain cache. */
   replace(items: readonly T[], _resourceVersion: string): void {
-    const keyed = items.map((obj) => [this.keyFunc(obj), obj] as const);
+    const keyed = items.map((obj) => [metaNamespaceKeyFunc(obj), obj] as const);
     this.items.clear();
     for (const index of this.indices.values()) index.clear();
     for (const [key, obj] of keyed) this.put(key, obj);
   }
 
   get(obj: T): T | undefined {
-    return this.items.get(this.keyFunc(obj));
+    return this.items.get(metaNamespaceKeyFunc(obj));
   }
 
   getByKey(key: string): T | undefined {

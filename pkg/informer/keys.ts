@@ -2,8 +2,6 @@
 import type { KubeObject } from "../kube/objects.ts";
 import { DeletedFinalStateUnknown } from "./deltas.ts";
 
-export type KeyFunc<T> = (obj: T) => string;
-
 /** The key client-go's MetaNamespaceKeyFunc computes; throws for an object without a name. */
 export function metaNamespaceKeyFunc(obj: KubeObject): string {
   const name = obj.metadata?.name;

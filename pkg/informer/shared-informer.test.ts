@@ -4,7 +4,7 @@ import type { KubeObject } from "../kube/objects.ts";
 import { eventually, settle } from "../../test/support/eventually.ts";
 import { FakeListerWatcher } from "../../test/support/fake-lister-watcher.ts";
 import { obj } from "../../test/support/objects.ts";
-import { DeletedFinalStateUnknown } from "./deltas.ts";
+import { DeletedFinalStateUnknown, finalStateOf } from "./deltas.ts";
 import { type ResourceEventHandler, isResync } from "./event-handler.ts";
 import { SharedIndexInformer, type SharedIndexInformerOptions } from "./shared-informer.ts";
 
@@ -203,6 +203,8 @@ describe("SharedIndexInformer", () => {
     const { clock, lw, informer, run, stop } = setup();
     const seen = recorder();
     informer.addEventHandler(seen.handler);
+    const deletedNames: (string | undefined)[] = [];
+    informer.addEventHandler({ onDelete: (o) => void deletedNames.push(finalStateOf(o).metadata?.name) });
     run();
     await eventually(() => informer.hasSynced() && lw.openWatches === 1, "watching");
     await clock.advance(5_000);
@@ -213,6 +215,8 @@ describe("SharedIndexInformer", () => {
     // The relisted, unchanged "a" is a resync-like update: no handler is due for one, so none hears it.
     expect(seen.log).toEqual(["add a (initial)", "add b (initial)", "delete tombstone ns/b"]);
     expect(informer.getStore().listKeys()).toEqual(["ns/a"]);
+    await eventually(() => deletedNames.length === 1, "unwrapped tombstone");
+    expect(deletedNames).toEqual(["b"]);
     await stop();
   });
 

@@ -44,7 +44,8 @@ function bunFetch(tls: TlsOptions): Fetch {
     ...(tls.serverName ? { serverName: tls.serverName } : {}),
     rejectUnauthorized: !tls.insecureSkipVerify,
   };
-  return (url, init) => fetch(url, { ...init, tls: options });
+  // `tls` is Bun's own fetch option; other runtimes' RequestInit types do not know it.
+  return (url, init) => fetch(url, { ...init, tls: options } as RequestInit);
 }
 
 /** The slice of Deno's API used here; declared locally so the code type-checks under tsc too. */

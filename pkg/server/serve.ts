@@ -10,6 +10,11 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+// The slices of the runtimes' own APIs used here, declared locally so each runtime's type checker accepts the file.
+interface BunServeApi {
+  serve(options: { hostname: string; port: number; fetch: FetchHandler }): { port?: number; stop(force: boolean): Promise<void> | void };
+}
+
 interface DenoServeApi {
   serve(
     options: { hostname: string; port: number; onListen?: (addr: { port: number }) => void },
@@ -19,7 +24,8 @@ interface DenoServeApi {
 
 export async function serve(handler: FetchHandler, hostname: string, port: number): Promise<RunningServer> {
   if ("Bun" in globalThis) {
-    const server = Bun.serve({ hostname, port, fetch: handler });
+    const bun = (globalThis as unknown as { Bun: BunServeApi }).Bun;
+    const server = bun.serve({ hostname, port, fetch: handler });
     const bound = server.port ?? port;
     return { url: urlOf(hostname, bound), port: bound, stop: async () => void (await server.stop(true)) };
   }

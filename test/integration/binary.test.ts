@@ -1,0 +1,90 @@
+// The compiled single executable, as an operator meets it.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { ControlPlane } from "../controlplane/control-plane.ts";
+import { buildKubeLoom, KubeLoomProcess } from "../support/kube-loom-binary.ts";
+
+let controlPlane: ControlPlane;
+let binary: string;
+
+beforeAll(async () => {
+  [controlPlane, binary] = await Promise.all([ControlPlane.start(), buildKubeLoom()]);
+}, 300_000);
+
+afterAll(async () => {
+  await controlPlane?.stop();
+});
+
+async function runBinary(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = Bun.spawn([binary, ...args], { stdout: "pipe", stderr: "pipe" });
+  const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
+  return { code, stdout, stderr };
+}
+
+describe("kube-loom single executable", () => {
+  test("starts against the control plane and answers /healthz with 200 ok", async () => {
+    const kubeLoom = await KubeLoomProcess.start({ binary, kubeconfig: controlPlane.kubeconfigPath, logDir: controlPlane.dir });
+    try {
+      await kubeLoom.waitFor("/healthz");
+      const response = await fetch(`${kubeLoom.url}/healthz`);
+      expect(await response.text()).toBe("ok");
+    } finally {
+      expect(await kubeLoom.stop()).toBe(0);
+    }
+  }, 120_000);
+
+  test("--help exits 0 and prints the flag groups", async () => {
+    const { code, stdout } = await runBinary(["--help"]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("Leader election flags");
+    expect(stdout).toContain("--kube-api-qps");
+  });
+
+  test("--version exits 0", async () => {
+    const { code, stdout } = await runBinary(["--version"]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^kube-loom v\d+\.\d+\.\d+/);
+  });
+
+  test("--controllers=bogus exits 2 with one line naming bogus", async () => {
+    const { code, stderr } = await runBinary(["--controllers=bogus"]);
+    expect(code).toBe(2);
+    expect(stderr.trim().split("\n")).toHaveLength(1);
+    expect(stderr).toContain('"bogus"');
+  });
+
+  test("an unknown flag exits 2 with one line", async () => {
+    const { code, stderr } = await runBinary(["--no-such-flag"]);
+    expect(code).toBe(2);
+    expect(stderr.trim().split("\n")).toHaveLength(1);
+    expect(stderr).toContain("--no-such-flag");
+  });
+
+  test("invalid leader-election durations exit 2 with a clear line", async () => {
+    const { code, stderr } = await runBinary(["--leader-elect-lease-duration=5s", "--leader-elect-renew-deadline=10s"]);
+    expect(code).toBe(2);
+    expect(stderr.trim().split("\n")).toHaveLength(1);
+    expect(stderr).toContain("--leader-elect-renew-deadline");
+  });
+
+  test("a missing kubeconfig exits non-zero naming the path", async () => {
+    const { code, stderr } = await runBinary(["--kubeconfig=/nonexistent/kubeconfig", "--port=0"]);
+    expect(code).not.toBe(0);
+    expect(stderr).toContain("/nonexistent/kubeconfig");
+    expect(stderr).not.toContain("    at ");
+  });
+
+  test("an unreachable server fails within the deadline with a clear message", async () => {
+    const started = Date.now();
+    const { code, stderr } = await runBinary([
+      `--kubeconfig=${controlPlane.kubeconfigPath}`,
+      "--master=https://127.0.0.1:1",
+      "--apiserver-wait-timeout=3s",
+      "--port=0",
+    ]);
+    expect(code).toBe(1);
+    expect(stderr).toContain("API server https://127.0.0.1:1 not healthy after 3s");
+    expect(stderr).toContain("connection refused");
+    // Generous bound: the point is that it gives up, not how fast.
+    expect(Date.now() - started).toBeLessThan(30_000);
+  }, 60_000);
+});

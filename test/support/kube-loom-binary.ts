@@ -1,0 +1,101 @@
+// The compiled kube-loom executable in tests: built once per test process with
+// `bun build --compile` (as `bun run build` does), run as separate processes the way an
+// operator runs it, with logs in a file and /healthz to wait on.
+import { mkdirSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { type DaemonProcess, hasExited, logTail, spawnDaemon, stopDaemon } from "../controlplane/daemon-process.ts";
+import { freeLoopbackPorts } from "../controlplane/free-ports.ts";
+
+const repoRoot = resolve(import.meta.dir, "../..");
+const builds = new Map<string, Promise<string>>();
+
+/** Compiles `entry` (default: the real kube-loom) into a single executable; returns its path. */
+export function buildKubeLoom(entry = "cmd/kube-loom/main.ts"): Promise<string> {
+  let build = builds.get(entry);
+  if (!build) {
+    build = compile(entry);
+    builds.set(entry, build);
+  }
+  return build;
+}
+
+async function compile(entry: string): Promise<string> {
+  const outDir = join(repoRoot, ".cache", "test-bin");
+  mkdirSync(outDir, { recursive: true });
+  const outfile = join(outDir, entry.replaceAll("/", "_").replace(/\.ts$/, ""));
+  const build = Bun.spawn(["./node_modules/.bin/bun", "build", "--compile", "--minify", entry, "--outfile", outfile], {
+    cwd: repoRoot,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [code, stderr] = await Promise.all([build.exited, new Response(build.stderr).text()]);
+  if (code !== 0) throw new Error(`bun build --compile ${entry} failed (${code}): ${stderr}`);
+  return outfile;
+}
+
+export interface KubeLoomProcessOptions {
+  binary: string;
+  kubeconfig: string;
+  /** Extra flags; --kubeconfig, --bind-address and --port are set already. */
+  args?: string[];
+  /** Folder for the log file. */
+  logDir: string;
+  name?: string;
+}
+
+export class KubeLoomProcess {
+  private constructor(
+    private readonly daemon: DaemonProcess,
+    readonly url: string,
+    readonly logPath: string,
+  ) {}
+
+  static async start(options: KubeLoomProcessOptions): Promise<KubeLoomProcess> {
+    const { port } = await freeLoopbackPorts(["port"] as const);
+    mkdirSync(options.logDir, { recursive: true });
+    const logPath = join(options.logDir, `${options.name ?? "kube-loom"}-${port}.log`);
+    const command = [
+      options.binary,
+      `--kubeconfig=${options.kubeconfig}`,
+      "--bind-address=127.0.0.1",
+      `--port=${port}`,
+      ...(options.args ?? []),
+    ];
+    return new KubeLoomProcess(spawnDaemon(command, logPath), `http://127.0.0.1:${port}`, logPath);
+  }
+
+  get pid(): number {
+    return this.daemon.pid;
+  }
+
+  get exited(): Promise<number> {
+    return this.daemon.exited;
+  }
+
+  get running(): boolean {
+    return !hasExited(this.daemon);
+  }
+
+  /** Everything the process logged so far. */
+  logs(): string {
+    return readFileSync(this.logPath, "utf8");
+  }
+
+  /** Waits until `path` (e.g. /healthz) answers 200; fails early with the log tail if the process exits. */
+  async waitFor(path: string, timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (!this.running) throw new Error(`kube-loom exited with ${this.daemon.exitCode}:\n${logTail(this.logPath)}`);
+      const status = await fetch(this.url + path).then((r) => r.status, () => 0);
+      if (status === 200) return;
+      await Bun.sleep(100);
+    }
+    throw new Error(`kube-loom ${path} not 200 after ${timeoutMs} ms:\n${logTail(this.logPath)}`);
+  }
+
+  /** Sends `signal` and waits for the exit code (SIGKILL after 60 s). */
+  async stop(signal: NodeJS.Signals = "SIGTERM"): Promise<number> {
+    await stopDaemon(this.daemon, signal, 60_000);
+    return this.daemon.exitCode ?? 128;
+  }
+}
