@@ -82,14 +82,21 @@ export class ResourceClient<T extends KubeObject> implements ListerWatcher<T> {
     private readonly metadataOnly: boolean,
   ) {}
 
-  list(options: ListOptions = {}, signal?: AbortSignal): Promise<ObjectList<T>> {
-    return this.rest.request<ObjectList<T>>({
+  /** One page; items carry apiVersion and kind (the server leaves them out of list items, watch events have them). */
+  async list(options: ListOptions = {}, signal?: AbortSignal): Promise<ObjectList<T>> {
+    const list = await this.rest.request<ObjectList<T>>({
       method: "GET",
       path: this.collectionPath(),
       query: toQuery(options),
       ...(this.metadataOnly ? { accept: metadataListAccept } : {}),
       ...(signal ? { signal } : {}),
     });
+    const kind = list.kind?.replace(/List$/, "");
+    for (const item of list.items) {
+      item.apiVersion ??= list.apiVersion;
+      item.kind ??= kind;
+    }
+    return list;
   }
 
   watch(options: WatchOptions, signal: AbortSignal): Promise<AsyncIterable<WatchEvent<T>>> {
