@@ -14,3 +14,17 @@ export async function eventually(condition: () => boolean, what = "condition", t
 export async function settle(turns = 5): Promise<void> {
   for (let i = 0; i < turns; i++) await new Promise((resolve) => setTimeout(resolve, 0));
 }
+
+/** Polls an asynchronous condition (e.g. one that asks the API server) until it holds. */
+export async function waitUntil(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 60_000,
+  intervalMs = 100,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
