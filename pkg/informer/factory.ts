@@ -58,6 +58,8 @@ interface Entry {
   description: string;
   shared: ResourceInformer<KubeObject>;
   run?: Promise<void>;
+  /** Stops this informer alone (see `remove`). */
+  stop: AbortController;
 }
 
 /** How often waitForCacheSync looks, as client-go's WaitForCacheSync. */
@@ -106,9 +108,9 @@ export class SharedInformerFactory {
   /** Starts every informer not started yet; call again after requesting more. They stop when `signal` aborts or on shutdown. */
   start(signal: AbortSignal): void {
     if (this.stopAll.signal.aborted) return;
-    const stop = AbortSignal.any([signal, this.stopAll.signal]);
     for (const entry of this.entries.values()) {
       if (entry.shared.informer.isStarted) continue;
+      const stop = AbortSignal.any([signal, this.stopAll.signal, entry.stop.signal]);
       entry.run = entry.shared.informer.run(stop).catch((err: unknown) => {
         this.logger.error({ err, informer: entry.description }, "informer failed");
       });
@@ -126,6 +128,23 @@ export class SharedInformerFactory {
     }
   }
 
+  /**
+   * Stops and forgets the informer of a resource the API server no longer serves (a deleted CRD),
+   * so its reflector does not retry forever and cache sync no longer waits for it; a later request
+   * creates a fresh one. Refuses (false) while any handler is still registered on it: remove
+   * yours first. Resolves once the informer has stopped.
+   */
+  async remove(gvr: GroupVersionResource, scope: InformerScope = {}, metadataOnly = false): Promise<boolean> {
+    const key = this.keyOf(gvr, this.requestFor(scope, metadataOnly));
+    const entry = this.entries.get(key);
+    if (!entry) return true;
+    if (entry.shared.informer.handlerCount > 0) return false;
+    this.entries.delete(key);
+    entry.stop.abort();
+    await entry.run;
+    return true;
+  }
+
   /** Stops every informer and resolves once all have ended; the factory starts nothing afterwards. */
   async shutdown(): Promise<void> {
     this.stopAll.abort();
@@ -133,17 +152,8 @@ export class SharedInformerFactory {
   }
 
   private shared<T extends KubeObject>(gvr: GroupVersionResource, scope: InformerScope, metadataOnly: boolean): ResourceInformer<T> {
-    const selectors = this.options.tweakListOptions
-      ? this.options.tweakListOptions({ labelSelector: scope.labelSelector, fieldSelector: scope.fieldSelector })
-      : scope;
-    // Empty strings mean "no restriction", the same as leaving them out.
-    const request: ListerWatcherRequest = {
-      namespace: (scope.namespace ?? this.options.namespace) || undefined,
-      labelSelector: selectors.labelSelector || undefined,
-      fieldSelector: selectors.fieldSelector || undefined,
-      metadataOnly,
-    };
-    const key = JSON.stringify([gvr.group, gvr.version, gvr.resource, request.namespace, request.labelSelector, request.fieldSelector, metadataOnly]);
+    const request = this.requestFor(scope, metadataOnly);
+    const key = this.keyOf(gvr, request);
     let entry = this.entries.get(key);
     if (!entry) {
       const description = describe(gvr, request);
@@ -154,11 +164,28 @@ export class SharedInformerFactory {
         clock: this.clock,
         logger: this.logger,
       });
-      entry = { description, shared: { informer, lister: new Lister(informer.getIndexer()) } };
+      entry = { description, shared: { informer, lister: new Lister(informer.getIndexer()) }, stop: new AbortController() };
       this.entries.set(key, entry);
     }
     // One informer serves every caller whatever type they expect; the caller vouches for the type.
     return entry.shared as unknown as ResourceInformer<T>;
+  }
+
+  private requestFor(scope: InformerScope, metadataOnly: boolean): ListerWatcherRequest {
+    const selectors = this.options.tweakListOptions
+      ? this.options.tweakListOptions({ labelSelector: scope.labelSelector, fieldSelector: scope.fieldSelector })
+      : scope;
+    // Empty strings mean "no restriction", the same as leaving them out.
+    return {
+      namespace: (scope.namespace ?? this.options.namespace) || undefined,
+      labelSelector: selectors.labelSelector || undefined,
+      fieldSelector: selectors.fieldSelector || undefined,
+      metadataOnly,
+    };
+  }
+
+  private keyOf(gvr: GroupVersionResource, request: ListerWatcherRequest): string {
+    return JSON.stringify([gvr.group, gvr.version, gvr.resource, request.namespace, request.labelSelector, request.fieldSelector, request.metadataOnly]);
   }
 }
 

@@ -150,6 +150,11 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     return { ...this.reflector.counters, handlerErrors: this.handlerErrors };
   }
 
+  /** Handlers registered and not removed. */
+  get handlerCount(): number {
+    return this.listeners.size;
+  }
+
   get isStarted(): boolean {
     return this.state !== "new";
   }

@@ -46,6 +46,18 @@ export async function createKubeClient(config: ClientConfig, options: KubeClient
     timeoutMs: options.timeoutMs,
     ...(options.observer ? { observer: options.observer } : {}),
   });
+  return clientOver(config, rest);
+}
+
+/**
+ * Another client over the same connection with its own rate limit, as kube-controller-manager
+ * gives a controller its own client (the garbage collector's runs at twice --kube-api-qps).
+ */
+export function withRateLimit(client: KubeClient, qps: number, burst: number): KubeClient {
+  return clientOver(client.config, client.rest.withThrottle(new TokenBucket(qps, burst)));
+}
+
+function clientOver(config: ClientConfig, rest: RestClient): KubeClient {
   return {
     config,
     rest,

@@ -51,6 +51,11 @@ export class RestClient {
     this.host = new URL(this.server).host;
   }
 
+  /** The same server, credentials and settings behind another rate limiter (client-go: one client per controller). */
+  withThrottle(throttle: RequestThrottle): RestClient {
+    return new RestClient({ ...this.options, throttle });
+  }
+
   /** Sends a request and returns the parsed JSON body (undefined for an empty body). */
   async request<T>(request: RestRequest): Promise<T> {
     const response = await this.send(request);

@@ -147,7 +147,7 @@ describe("LeaderElector", () => {
     ["behind", -year],
     ["ahead", year],
     ["in step", 0],
-  ])("a standby waits while the leader renews (holder's clock %s), then takes over leaseDuration after it saw the last change", async (_, skew) => {
+  ])("a standby waits while the leader renews (holder's clock %s), then takes over as soon as leaseDuration has passed since it saw the last change", async (_, skew) => {
     const store = new FakeLeaseStore();
     const a = startCandidate(store, "a", { clock: new FakeClock(start + skew) });
     await elapse(100, a.clock);
@@ -170,7 +170,8 @@ describe("LeaderElector", () => {
     await elapseUntil(() => b.elector.isLeader(), 30_000, a.clock, b.clock);
     const acquiredAt = b.clock.now();
     expect(acquiredAt).toBeGreaterThanOrEqual(observed + timing.leaseDurationMs);
-    expect(acquiredAt).toBeLessThanOrEqual(observed + timing.leaseDurationMs + longestAcquireWaitMs);
+    // It retries right at expiry rather than a jittered retry period later (within one 100 ms test step).
+    expect(acquiredAt).toBeLessThanOrEqual(observed + timing.leaseDurationMs + 100);
     expectTakeover(store, "b", b.clock, 1);
     expect(b.seen.newLeaders).toEqual(["a", "b"]);
     b.cancel.abort();
@@ -251,6 +252,23 @@ describe("LeaderElector", () => {
     const waited = await elapseUntil(() => b.elector.isLeader(), 30_000, a.clock, b.clock);
     expect(waited).toBeLessThanOrEqual(longestAcquireWaitMs);
     expect(store.lease?.record).toMatchObject({ holderIdentity: "b", leaseTransitions: 1 });
+    b.cancel.abort();
+    await b.finished;
+  });
+
+  test("nudge() cuts a standby's wait short: told of a release, it takes over at once", async () => {
+    const store = new FakeLeaseStore();
+    const a = startCandidate(store, "a", { releaseOnCancel: true });
+    await elapse(100, a.clock);
+    const b = startCandidate(store, "b");
+    await elapse(10_000, a.clock, b.clock);
+    a.cancel.abort();
+    await a.finished;
+
+    b.elector.nudge();
+    const waited = await elapseUntil(() => b.elector.isLeader(), 30_000, a.clock, b.clock);
+    // One test step, not a retry period: the attempt ran as soon as the wait was cut.
+    expect(waited).toBeLessThanOrEqual(100);
     b.cancel.abort();
     await b.finished;
   });

@@ -64,6 +64,8 @@ export class LeaderElector {
   private observedAt = 0;
   // Lags observedRecord.holderIdentity until the change has been reported to onNewLeader.
   private reportedLeader = "";
+  /** Aborted by nudge() to end the current acquire wait early. */
+  private wakeUp: AbortController | undefined;
 
   constructor(config: LeaderElectorConfig) {
     validate(config);
@@ -136,10 +138,19 @@ export class LeaderElector {
         return true;
       }
       this.logger.debug("failed to acquire lease");
-      const jitteredMs = this.config.retryPeriodMs * (1 + Math.random() * jitterFactor);
-      if (!(await this.pause(jitteredMs, signal))) return false;
+      this.wakeUp = new AbortController();
+      await this.pause(this.acquireWaitMs(), AbortSignal.any([signal, this.wakeUp.signal]));
+      this.wakeUp = undefined;
     }
     return false;
+  }
+
+  /**
+   * Cuts a candidate's wait short, e.g. when a watch shows the holder released the lease:
+   * the standby then takes over at once instead of up to 2.2 retry periods later.
+   */
+  nudge(): void {
+    this.wakeUp?.abort();
   }
 
   /** Renews every retryPeriod until a renewal misses its deadline or `signal` aborts. */
@@ -287,6 +298,18 @@ export class LeaderElector {
     } finally {
       timer.cancel();
     }
+  }
+
+  /**
+   * client-go waits a jittered retry period between attempts. A candidate also knows when the
+   * lease it observed expires, so it tries again right then: a dead leader's lease is taken over
+   * within the lease duration instead of up to 2.2 retry periods after it.
+   */
+  private acquireWaitMs(): number {
+    const jitteredMs = this.config.retryPeriodMs * (1 + Math.random() * jitterFactor);
+    if (this.observedRecord.holderIdentity === "" || this.isLeader()) return jitteredMs;
+    const untilExpiryMs = this.observedAt + this.observedRecord.leaseDurationSeconds * 1000 - this.clock.now();
+    return Math.max(1, Math.min(jitteredMs, untilExpiryMs + 1));
   }
 
   private isLeaseValid(now: number): boolean {

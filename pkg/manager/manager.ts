@@ -76,12 +76,17 @@ export class Manager {
       logger.info({ url: this.server.url }, "serving /healthz, /livez, /readyz and /metrics");
     }
     const cleanup: (() => Promise<void>)[] = [async () => this.server?.stop()];
+    let reason: ExitReason | undefined;
     try {
       const serverVersion = await waitForApiServer(client, { timeoutMs: options.apiserverWaitTimeoutMs, logger, signal: terminate });
       logger.info({ version: serverVersion.gitVersion }, "API server is healthy");
-      return await this.runConnected(client, terminate, cleanup);
+      reason = await this.runConnected(client, terminate, cleanup);
+      return reason;
     } finally {
-      for (const step of cleanup.reverse()) await step().catch((err) => logger.warn({ err }, "clean-up step failed"));
+      // A process that lost its lease exits at once; an orderly clean-up could take seconds.
+      if (reason !== "leadership-lost") {
+        for (const step of cleanup.reverse()) await step().catch((err) => logger.warn({ err }, "clean-up step failed"));
+      }
     }
   }
 
@@ -114,6 +119,8 @@ export class Manager {
       identity,
     };
     const controllers = await this.createControllers(context);
+    const leaseReleased = new EventTarget();
+    if (options.leaderElection.enabled) this.watchLeaseReleases(informers, leaseReleased);
 
     const informersStop = new AbortController();
     cleanup.push(async () => informersStop.abort());
@@ -137,7 +144,18 @@ export class Manager {
     if (!options.leaderElection.enabled) {
       return this.runWithoutLeaderElection(run, terminate);
     }
-    return this.runWithLeaderElection(client, identity, recorder, run, terminate);
+    return this.runWithLeaderElection(client, identity, recorder, run, terminate, leaseReleased);
+  }
+
+  /** Fires "released" when the Lease's holder is cleared, so a standby can take over at once. */
+  private watchLeaseReleases(informers: SharedInformerFactory, released: EventTarget): void {
+    const { resourceNamespace, resourceName } = this.options.leaderElection;
+    const { informer } = informers.leases({ namespace: resourceNamespace, fieldSelector: `metadata.name=${resourceName}` });
+    informer.addEventHandler({
+      onUpdate: (_old, lease) => {
+        if (!lease.spec?.holderIdentity) released.dispatchEvent(new Event("released"));
+      },
+    });
   }
 
   private async createControllers(context: ControllerContext): Promise<Map<string, RunningController>> {
@@ -195,6 +213,7 @@ export class Manager {
     recorder: ControllerContext["events"],
     run: (stop: AbortSignal, abort: AbortSignal) => Promise<void>,
     terminate: AbortSignal,
+    leaseReleased: EventTarget,
   ): Promise<ExitReason> {
     const { leaderElection } = this.options;
     const registry = this.endpoints.metrics;
@@ -238,6 +257,7 @@ export class Manager {
       },
     });
     health.setLeaderElection(elector);
+    leaseReleased.addEventListener("released", () => elector.nudge());
     const electorDone = elector.run(electorStop.signal);
 
     const reason = await Promise.race([lost, abortedSignal(terminate).then(() => "terminated" as const)]);
