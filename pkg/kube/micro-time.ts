@@ -12,3 +12,8 @@ export function parseMicroTime(text: string): number {
   if (Number.isNaN(ms)) throw new Error(`invalid MicroTime ${JSON.stringify(text)}`);
   return ms;
 }
+
+/** Epoch milliseconds as a metav1.Time (conditions, timestamps): RFC 3339 in UTC, whole seconds. */
+export function formatTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+}

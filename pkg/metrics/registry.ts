@@ -2,8 +2,13 @@
 // on, served at /metrics. Process metrics (CPU, memory, file descriptors) come with it.
 import { Registry, collectDefaultMetrics } from "prom-client";
 
+// prom-client exports these gauges with a counter's "_total" suffix, which `promtool check
+// metrics` rejects; the handle and request counts they carry are Node internals anyway.
+const misnamedDefaultMetrics = ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"];
+
 export function createMetricsRegistry(): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  for (const name of misnamedDefaultMetrics) registry.removeSingleMetric(name);
   return registry;
 }
