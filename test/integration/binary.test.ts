@@ -1,5 +1,8 @@
 // The compiled single executable, as an operator meets it.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { stringify } from "yaml";
 import { ControlPlane } from "../controlplane/control-plane.ts";
 import { buildKubeLoom, KubeLoomProcess } from "../support/kube-loom-binary.ts";
 
@@ -87,4 +90,32 @@ describe("kube-loom single executable", () => {
     // Generous bound: the point is that it gives up, not how fast.
     expect(Date.now() - started).toBeLessThan(30_000);
   }, 60_000);
+
+  test("deploy/kubernetes applies, and its RBAC is enough: as the kube-loom ServiceAccount it leads and gets ready", async () => {
+    expect((await controlPlane.kubectl(["apply", "-f", "deploy/kubernetes/rbac.yaml"])).code).toBe(0);
+    const dryRun = await controlPlane.kubectl(["apply", "--dry-run=server", "-f", "deploy/kubernetes/deployment.yaml"]);
+    expect({ code: dryRun.code, stderr: dryRun.stderr }).toEqual({ code: 0, stderr: "" });
+    const token = (await controlPlane.kubectl(["create", "token", "kube-loom", "-n", "kube-system"])).stdout.trim();
+    const kubeconfig = join(controlPlane.dir, "service-account.kubeconfig");
+    writeFileSync(
+      kubeconfig,
+      stringify({
+        apiVersion: "v1",
+        kind: "Config",
+        clusters: [{ name: "c", cluster: { server: controlPlane.server, "certificate-authority": controlPlane.caFile } }],
+        users: [{ name: "sa", user: { token } }],
+        contexts: [{ name: "c", context: { cluster: "c", user: "sa" } }],
+        "current-context": "c",
+      }),
+    );
+    const kubeLoom = await KubeLoomProcess.start({ binary, kubeconfig, logDir: controlPlane.dir, name: "service-account" });
+    try {
+      await kubeLoom.waitFor("/readyz", 90_000);
+      const metrics = await (await fetch(`${kubeLoom.url}/metrics`)).text();
+      expect(metrics).toMatch(/^leader_election_master_status\{name="kube-loom"\} 1$/m);
+      expect(metrics).not.toMatch(/rest_client_requests_total\{code="403"/);
+    } finally {
+      expect(await kubeLoom.stop()).toBe(0);
+    }
+  }, 180_000);
 });
