@@ -36,10 +36,15 @@ export interface KubectlOptions {
 export interface KubeconfigOptions {
   /** Default: the admin certificate. */
   client?: IssuedCertificate;
+  /** A bearer token instead of a client certificate. */
+  token?: string;
+  /** Default: the control plane's CA; e.g. `pki.otherCa.certPem` for a kubeconfig that must fail TLS. */
+  caPem?: string;
   /** Default: the apiserver's URL; e.g. a TcpProxy's `https://127.0.0.1:<port>`. */
   server?: string;
   /** Default: a new file in the control plane's folder. */
   path?: string;
+  namespace?: string;
 }
 
 export type StopSignal = "SIGTERM" | "SIGKILL";
@@ -166,9 +171,9 @@ export class ControlPlane {
     const client = options.client ?? this.pki.admin;
     writeKubeconfig(path, {
       server: options.server ?? this.server,
-      caPem: this.caPem,
-      clientCertPem: client.certPem,
-      clientKeyPem: client.keyPem,
+      caPem: options.caPem ?? this.caPem,
+      credentials: options.token ? { token: options.token } : { clientCertPem: client.certPem, clientKeyPem: client.keyPem },
+      ...(options.namespace ? { namespace: options.namespace } : {}),
     });
     return path;
   }

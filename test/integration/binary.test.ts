@@ -1,8 +1,5 @@
 // The compiled single executable, as an operator meets it.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { stringify } from "yaml";
 import { ControlPlane } from "../controlplane/control-plane.ts";
 import { buildKubeLoom, KubeLoomProcess } from "../support/kube-loom-binary.ts";
 
@@ -96,18 +93,7 @@ describe("kube-loom single executable", () => {
     const dryRun = await controlPlane.kubectl(["apply", "--dry-run=server", "-f", "deploy/kubernetes/deployment.yaml"]);
     expect({ code: dryRun.code, stderr: dryRun.stderr }).toEqual({ code: 0, stderr: "" });
     const token = (await controlPlane.kubectl(["create", "token", "kube-loom", "-n", "kube-system"])).stdout.trim();
-    const kubeconfig = join(controlPlane.dir, "service-account.kubeconfig");
-    writeFileSync(
-      kubeconfig,
-      stringify({
-        apiVersion: "v1",
-        kind: "Config",
-        clusters: [{ name: "c", cluster: { server: controlPlane.server, "certificate-authority": controlPlane.caFile } }],
-        users: [{ name: "sa", user: { token } }],
-        contexts: [{ name: "c", context: { cluster: "c", user: "sa" } }],
-        "current-context": "c",
-      }),
-    );
+    const kubeconfig = controlPlane.writeKubeconfig({ token });
     const kubeLoom = await KubeLoomProcess.start({ binary, kubeconfig, logDir: controlPlane.dir, name: "service-account" });
     try {
       await kubeLoom.waitFor("/readyz", 90_000);

@@ -2,7 +2,6 @@
 // a namespace, a ServiceAccount with a Role through kubectl, a token from the TokenRequest API.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { stringify } from "yaml";
 import type { ControlPlane } from "../controlplane/control-plane.ts";
 import type { ClientFixture } from "./client-scenarios.ts";
 
@@ -41,10 +40,9 @@ export async function prepareClientFixture(controlPlane: ControlPlane): Promise<
   const dir = join(controlPlane.dir, "client-fixture");
   mkdirSync(dir, { recursive: true });
 
-  const tokenKubeconfig = join(dir, "token.kubeconfig");
-  writeTokenKubeconfig(tokenKubeconfig, controlPlane.server, controlPlane.caPem, token.stdout.trim());
-  const wrongCaKubeconfig = join(dir, "wrong-ca.kubeconfig");
-  writeTokenKubeconfig(wrongCaKubeconfig, controlPlane.server, controlPlane.pki.otherCa.certPem, token.stdout.trim());
+  const bearer = { token: token.stdout.trim(), namespace };
+  const tokenKubeconfig = controlPlane.writeKubeconfig({ ...bearer, path: join(dir, "token.kubeconfig") });
+  const wrongCaKubeconfig = controlPlane.writeKubeconfig({ ...bearer, caPem: controlPlane.pki.otherCa.certPem, path: join(dir, "wrong-ca.kubeconfig") });
 
   const serviceAccountDir = join(dir, "serviceaccount");
   mkdirSync(serviceAccountDir, { recursive: true });
@@ -61,17 +59,4 @@ export async function prepareClientFixture(controlPlane: ControlPlane): Promise<
     wrongCaKubeconfig,
     serviceAccountDir,
   };
-}
-
-function writeTokenKubeconfig(path: string, server: string, caPem: string, token: string): void {
-  const name = "token";
-  const config = {
-    apiVersion: "v1",
-    kind: "Config",
-    clusters: [{ name, cluster: { server, "certificate-authority-data": Buffer.from(caPem).toString("base64") } }],
-    users: [{ name, user: { token } }],
-    contexts: [{ name, context: { cluster: name, user: name, namespace } }],
-    "current-context": name,
-  };
-  writeFileSync(path, stringify(config), { mode: 0o600 });
 }

@@ -1,0 +1,52 @@
+// One measurement of bench/informer-sync.ts, in its own process so its RSS is its own:
+//   bun bench/informer-sync-worker.ts <kube-loom|kube-loom-metadata|client-node> <kubeconfig> <namespace> <expected-count>
+// Prints one JSON line: {variant, syncMs, rssMiB, heapMiB, cached}.
+import { KubeConfig, CoreV1Api, makeInformer, type V1ConfigMap } from "@kubernetes/client-node";
+import { SharedInformerFactory } from "../pkg/informer/factory.ts";
+import { loadClientConfig } from "../pkg/kube/client-config.ts";
+import { createKubeClient } from "../pkg/kube/client.ts";
+import { resources } from "../pkg/kube/gvr.ts";
+
+const [variant, kubeconfig, namespace, expectedText] = process.argv.slice(2);
+if (!variant || !kubeconfig || !namespace || !expectedText) {
+  throw new Error("usage: informer-sync-worker.ts <variant> <kubeconfig> <namespace> <expected-count>");
+}
+const expected = Number(expectedText);
+const started = performance.now();
+let cached: () => number;
+
+if (variant === "client-node") {
+  // client-node's own informer, as its README shows it; TLS through NODE_EXTRA_CA_CERTS and a token (see bench/informer-sync.ts).
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfig);
+  const core = kc.makeApiClient(CoreV1Api);
+  const informer = makeInformer<V1ConfigMap>(kc, `/api/v1/namespaces/${namespace}/configmaps`, () => core.listNamespacedConfigMap({ namespace }));
+  await informer.start();
+  cached = () => informer.list(namespace).length;
+} else {
+  const client = await createKubeClient(loadClientConfig({ kubeconfig }), { qps: 20, burst: 30, timeoutMs: 120_000 });
+  const factory = new SharedInformerFactory({ listerWatcherFor: (gvr, scope) => client.dynamic.listerWatcher(gvr, scope), defaultResyncMs: 0 });
+  const { informer } =
+    variant === "kube-loom-metadata"
+      ? factory.forMetadata(resources.configMaps, { namespace })
+      : factory.forResource(resources.configMaps, { namespace });
+  factory.start(new AbortController().signal);
+  await factory.waitForCacheSync(new AbortController().signal);
+  cached = () => informer.getIndexer().list().length;
+}
+const syncMs = performance.now() - started;
+while (cached() < expected) await Bun.sleep(10);
+Bun.gc(true);
+await Bun.sleep(200);
+Bun.gc(true);
+const memory = process.memoryUsage();
+console.log(
+  JSON.stringify({
+    variant,
+    syncMs: Math.round(syncMs),
+    rssMiB: +(memory.rss / 2 ** 20).toFixed(1),
+    heapMiB: +(memory.heapUsed / 2 ** 20).toFixed(1),
+    cached: cached(),
+  }),
+);
+process.exit(0);
