@@ -1,0 +1,85 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { stringify } from "yaml";
+import { ClientConfigError, loadClientConfig } from "./client-config.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "client-config-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function kubeconfig(name: string, contexts: { name: string; server: string; namespace?: string }[], current: string): string {
+  const path = join(dir, name);
+  writeFileSync(
+    path,
+    stringify({
+      apiVersion: "v1",
+      kind: "Config",
+      clusters: contexts.map((c) => ({ name: c.name, cluster: { server: c.server } })),
+      users: contexts.map((c) => ({ name: c.name, user: { token: `token-${c.name}` } })),
+      contexts: contexts.map((c) => ({ name: c.name, context: { cluster: c.name, user: c.name, ...(c.namespace ? { namespace: c.namespace } : {}) } })),
+      "current-context": current,
+    }),
+  );
+  return path;
+}
+
+const two = kubeconfig("two", [{ name: "a", server: "https://a.example:6443" }, { name: "b", server: "https://b.example:6443/", namespace: "team-b" }], "a");
+const other = kubeconfig("other", [{ name: "x", server: "https://x.example:6443" }], "x");
+
+describe("where the connection comes from", () => {
+  test("--kubeconfig wins over $KUBECONFIG and the in-cluster environment", () => {
+    const config = loadClientConfig({ kubeconfig: two, env: { KUBECONFIG: other, KUBERNETES_SERVICE_HOST: "10.0.0.1", KUBERNETES_SERVICE_PORT: "443" } });
+    expect(config.server).toBe("https://a.example:6443");
+    expect(config.source).toContain(two);
+  });
+
+  test("$KUBECONFIG comes next; the first existing file of its list is used", () => {
+    const config = loadClientConfig({ env: { KUBECONFIG: `${join(dir, "missing")}:${other}` } });
+    expect(config.server).toBe("https://x.example:6443");
+  });
+
+  test("then the in-cluster service account, then ~/.kube/config", () => {
+    const serviceAccountDir = join(dir, "sa");
+    mkdirSync(serviceAccountDir, { recursive: true });
+    writeFileSync(join(serviceAccountDir, "token"), "sa-token\n");
+    writeFileSync(join(serviceAccountDir, "namespace"), "kube-system");
+    const inCluster = loadClientConfig({ env: { KUBERNETES_SERVICE_HOST: "fd00::1", KUBERNETES_SERVICE_PORT: "443" }, serviceAccountDir });
+    expect(inCluster.server).toBe("https://[fd00::1]:443");
+    expect(inCluster.namespace).toBe("kube-system");
+
+    const home = join(dir, "home");
+    mkdirSync(join(home, ".kube"), { recursive: true });
+    copyFileSync(other, join(home, ".kube", "config"));
+    expect(loadClientConfig({ env: {}, homeDir: home }).server).toBe("https://x.example:6443");
+  });
+
+  test("--context picks a context (server, namespace and user)", async () => {
+    const config = loadClientConfig({ kubeconfig: two, context: "b" });
+    expect(config.server).toBe("https://b.example:6443");
+    expect(config.namespace).toBe("team-b");
+    expect(await config.authenticate()).toEqual({ Authorization: "Bearer token-b" });
+  });
+
+  test("--master overrides the server of whatever source was chosen", () => {
+    expect(loadClientConfig({ kubeconfig: two, master: "https://override:8443" }).server).toBe("https://override:8443");
+  });
+
+  test("bad input is a ClientConfigError naming what is wrong", () => {
+    expect(() => loadClientConfig({ kubeconfig: join(dir, "nope") })).toThrow(`kubeconfig ${join(dir, "nope")} (--kubeconfig) not found`);
+    expect(() => loadClientConfig({ kubeconfig: two, context: "c" })).toThrow(`context "c" not found in kubeconfig ${two} (contexts: a, b)`);
+    expect(() => loadClientConfig({ kubeconfig: two, master: "not a url" })).toThrow('invalid --master "not a url"');
+    expect(() => loadClientConfig({ env: {}, homeDir: join(dir, "empty-home") })).toThrow(ClientConfigError);
+  });
+
+  test("a rotated token file is read again", async () => {
+    const serviceAccountDir = join(dir, "rotating");
+    mkdirSync(serviceAccountDir, { recursive: true });
+    writeFileSync(join(serviceAccountDir, "token"), "first");
+    const config = loadClientConfig({ env: { KUBERNETES_SERVICE_HOST: "10.0.0.1", KUBERNETES_SERVICE_PORT: "443" }, serviceAccountDir });
+    expect(await config.authenticate()).toEqual({ Authorization: "Bearer first" });
+    await Bun.sleep(10);
+    writeFileSync(join(serviceAccountDir, "token"), "second");
+    expect(await config.authenticate()).toEqual({ Authorization: "Bearer second" });
+  });
+});

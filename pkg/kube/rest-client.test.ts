@@ -1,0 +1,85 @@
+import { describe, expect, test } from "bun:test";
+import { ApiError, TransportError, isNotFound } from "./errors.ts";
+import { RestClient } from "./rest-client.ts";
+import type { Fetch } from "./transport.ts";
+
+function client(fetch: Fetch, observed: string[] = []): RestClient {
+  return new RestClient({
+    config: { server: "https://api.example:6443", tls: {}, authenticate: async () => ({ Authorization: "Bearer t" }), namespace: "default", source: "test" },
+    fetch,
+    throttle: { take: async () => undefined },
+    userAgent: "kube-loom/test",
+    timeoutMs: 1000,
+    observer: { observe: ({ method, code }) => void observed.push(`${method} ${code}`) },
+  });
+}
+
+describe("RestClient", () => {
+  test("sends authentication, user agent, query and JSON body", async () => {
+    let seen: { url: string; init: RequestInit } | undefined;
+    const rest = client(async (url, init) => {
+      seen = { url, init };
+      return new Response('{"ok":true}', { status: 201 });
+    });
+    const result = await rest.request<{ ok: boolean }>({ method: "POST", path: "/api/v1/namespaces/d/configmaps", query: { dryRun: "All", skip: undefined }, body: { a: 1 } });
+    expect(result).toEqual({ ok: true });
+    expect(seen?.url).toBe("https://api.example:6443/api/v1/namespaces/d/configmaps?dryRun=All");
+    expect(seen?.init.headers).toMatchObject({ Authorization: "Bearer t", "User-Agent": "kube-loom/test", "Content-Type": "application/json" });
+    expect(seen?.init.body).toBe('{"a":1}');
+  });
+
+  test("an error status becomes an ApiError with the server's reason and message", async () => {
+    const status = { kind: "Status", status: "Failure", reason: "NotFound", code: 404, message: 'configmaps "x" not found' };
+    const observed: string[] = [];
+    const rest = client(async () => new Response(JSON.stringify(status), { status: 404 }), observed);
+    const err = await rest.request({ method: "GET", path: "/api/v1/namespaces/d/configmaps/x" }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(isNotFound(err)).toBe(true);
+    expect((err as ApiError).message).toBe('GET /api/v1/namespaces/d/configmaps/x: configmaps "x" not found (404 NotFound)');
+    expect(observed).toEqual(["GET 404"]);
+  });
+
+  test("a non-JSON error body (a proxy's page) still gives a clear ApiError", async () => {
+    const rest = client(async () => new Response("<html>bad gateway</html>", { status: 502 }));
+    const err = (await rest.request({ method: "GET", path: "/version" }).catch((e: unknown) => e)) as ApiError;
+    expect(err.code).toBe(502);
+    expect(err.message).toContain("<html>bad gateway</html>");
+  });
+
+  test("a connection failure becomes a TransportError naming the server", async () => {
+    const rest = client(async () => {
+      throw Object.assign(new Error("connect failed"), { code: "ECONNREFUSED" });
+    });
+    const err = (await rest.request({ method: "GET", path: "/version" }).catch((e: unknown) => e)) as TransportError;
+    expect(err).toBeInstanceOf(TransportError);
+    expect(err.message).toBe("GET https://api.example:6443/version: connection refused (is the API server running?)");
+  });
+
+  test("a request that outlives its timeout is aborted and reported as a timeout", async () => {
+    const rest = client((_url, init) => new Promise((_resolve, reject) => init.signal?.addEventListener("abort", () => reject(init.signal?.reason))));
+    const err = (await rest.request({ method: "GET", path: "/slow", timeoutMs: 20 }).catch((e: unknown) => e)) as TransportError;
+    expect(err).toBeInstanceOf(TransportError);
+    expect(err.message).toBe("GET https://api.example:6443/slow: request timed out");
+  });
+
+  test("every request waits for the shared throttle", async () => {
+    const order: string[] = [];
+    const rest = new RestClient({
+      config: { server: "https://api.example:6443", tls: {}, authenticate: async () => ({}), namespace: "default", source: "test" },
+      fetch: async (url) => {
+        order.push(`fetch ${new URL(url).pathname}`);
+        return new Response("{}");
+      },
+      throttle: {
+        take: async () => {
+          order.push("take");
+        },
+      },
+      userAgent: "t",
+      timeoutMs: 1000,
+    });
+    await rest.request({ method: "GET", path: "/a" });
+    await rest.request({ method: "GET", path: "/b" });
+    expect(order).toEqual(["take", "fetch /a", "take", "fetch /b"]);
+  });
+});
