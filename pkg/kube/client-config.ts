@@ -3,8 +3,9 @@
 // --master overrides the server URL and --context picks a kubeconfig context.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { KubeConfig, type Cluster, type User } from "@kubernetes/client-node";
+import { parse as parseYaml } from "yaml";
 import type { TlsOptions } from "./transport.ts";
 
 /** Everything needed to reach and authenticate to one API server. */
@@ -94,7 +95,7 @@ function fromKubeconfigFile(path: string, origin: string, context: string | unde
   return {
     server: cluster.server.replace(/\/+$/, ""),
     tls: { ...clusterTls(cluster, path), ...userTls(user, path) },
-    authenticate: userAuthenticator(kc, user),
+    authenticate: userAuthenticator(kc, user, userTokenFile(path, user?.name)),
     namespace: kc.getContextObject(contextName)?.namespace ?? "default",
     source,
   };
@@ -116,9 +117,13 @@ function userTls(user: User | null, path: string): TlsOptions {
   };
 }
 
-function userAuthenticator(kc: KubeConfig, user: User | null): () => Promise<Record<string, string>> {
+function userAuthenticator(kc: KubeConfig, user: User | null, tokenFile: string | undefined): () => Promise<Record<string, string>> {
   if (!user) return async () => ({});
   const impersonation: Record<string, string> = user.impersonateUser ? { "Impersonate-User": user.impersonateUser } : {};
+  if (tokenFile && !user.token) {
+    const token = rotatingTokenFile(tokenFile);
+    return async () => ({ ...impersonation, ...(await token()) });
+  }
   if (user.token) {
     const headers = { ...impersonation, Authorization: `Bearer ${user.token.trim()}` };
     return async () => headers;
@@ -137,6 +142,16 @@ function userAuthenticator(kc: KubeConfig, user: User | null): () => Promise<Rec
     };
   }
   return async () => impersonation;
+}
+
+/**
+ * The kubeconfig user's `tokenFile` (client-node only knows a non-standard `token-file`),
+ * relative paths resolved against the kubeconfig's folder as kubectl does.
+ */
+function userTokenFile(kubeconfigPath: string, userName: string | undefined): string | undefined {
+  const raw = parseYaml(readFileSync(kubeconfigPath, "utf8")) as { users?: { name?: string; user?: { tokenFile?: unknown } }[] } | null;
+  const tokenFile = raw?.users?.find((u) => u.name === userName)?.user?.tokenFile;
+  return typeof tokenFile === "string" && tokenFile ? resolve(dirname(kubeconfigPath), tokenFile) : undefined;
 }
 
 function fromServiceAccount(host: string, port: string, dir = defaultServiceAccountDir): ClientConfig {

@@ -2,6 +2,7 @@
 // a namespace, a ServiceAccount with a Role through kubectl, a token from the TokenRequest API.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { stringify } from "yaml";
 import type { ControlPlane } from "../controlplane/control-plane.ts";
 import type { ClientFixture } from "./client-scenarios.ts";
 
@@ -50,6 +51,12 @@ export async function prepareClientFixture(controlPlane: ControlPlane): Promise<
   writeFileSync(join(serviceAccountDir, "ca.crt"), controlPlane.caPem);
   writeFileSync(join(serviceAccountDir, "namespace"), namespace);
 
+  const tokenFile = join(dir, "token");
+  writeFileSync(tokenFile, token.stdout.trim());
+  const execPlugin = join(dir, "exec-credential-plugin.sh");
+  const credential = { apiVersion: "client.authentication.k8s.io/v1", kind: "ExecCredential", status: { token: token.stdout.trim() } };
+  writeFileSync(execPlugin, `#!/bin/sh\ncat <<'EOF'\n${JSON.stringify(credential)}\nEOF\n`, { mode: 0o755 });
+
   return {
     namespace,
     server: controlPlane.server,
@@ -58,5 +65,27 @@ export async function prepareClientFixture(controlPlane: ControlPlane): Promise<
     wrongServerKubeconfig: controlPlane.writeKubeconfig({ server: "https://127.0.0.1:1", path: join(dir, "wrong-server.kubeconfig") }),
     wrongCaKubeconfig,
     serviceAccountDir,
+    execPluginKubeconfig: writeUserKubeconfig(join(dir, "exec.kubeconfig"), controlPlane, {
+      exec: { apiVersion: "client.authentication.k8s.io/v1", command: execPlugin, interactiveMode: "Never" },
+    }),
+    tokenFileKubeconfig: writeUserKubeconfig(join(dir, "token-file.kubeconfig"), controlPlane, { tokenFile }),
   };
+}
+
+/** A kubeconfig whose user is given as raw kubeconfig fields (exec plugins, token files). */
+function writeUserKubeconfig(path: string, controlPlane: ControlPlane, user: Record<string, unknown>): string {
+  const name = "user";
+  writeFileSync(
+    path,
+    stringify({
+      apiVersion: "v1",
+      kind: "Config",
+      clusters: [{ name, cluster: { server: controlPlane.server, "certificate-authority": controlPlane.caFile } }],
+      users: [{ name, user }],
+      contexts: [{ name, context: { cluster: name, user: name } }],
+      "current-context": name,
+    }),
+    { mode: 0o600 },
+  );
+  return path;
 }

@@ -21,6 +21,10 @@ export interface ClientFixture {
   wrongCaKubeconfig: string;
   /** A mounted service account: token, ca.crt, namespace. */
   serviceAccountDir: string;
+  /** The same token, obtained through an exec credential plugin (client.authentication.k8s.io/v1). */
+  execPluginKubeconfig: string;
+  /** The same token, read from a file named by the kubeconfig's `tokenFile`. */
+  tokenFileKubeconfig: string;
 }
 
 const clientOptions = { qps: 50, burst: 100, timeoutMs: 10_000 };
@@ -88,6 +92,8 @@ export async function runAllScenarios(fixture: ClientFixture): Promise<string[]>
   await run("client certificate", () => listCreateWatch({ kubeconfig: fixture.certKubeconfig }, fixture.namespace));
   await run("bearer token", () => listCreateWatch({ kubeconfig: fixture.tokenKubeconfig }, fixture.namespace));
   await run("in-cluster", () => listCreateWatch(inClusterSources(fixture), fixture.namespace));
+  await run("exec credential plugin", () => listCreateWatch({ kubeconfig: fixture.execPluginKubeconfig }, fixture.namespace));
+  await run("token file", () => listCreateWatch({ kubeconfig: fixture.tokenFileKubeconfig }, fixture.namespace));
   await run("--master override", () =>
     listCreateWatch({ kubeconfig: fixture.wrongServerKubeconfig, master: fixture.server }, fixture.namespace),
   );

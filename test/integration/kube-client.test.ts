@@ -42,6 +42,14 @@ describe("kube client on Bun against a real API server", () => {
     await listCreateWatch(inClusterSources(fixture), fixture.namespace);
   });
 
+  test("exec credential plugin kubeconfig: list, create, watch", async () => {
+    await listCreateWatch({ kubeconfig: fixture.execPluginKubeconfig }, fixture.namespace);
+  });
+
+  test("tokenFile kubeconfig: list, create, watch", async () => {
+    await listCreateWatch({ kubeconfig: fixture.tokenFileKubeconfig }, fixture.namespace);
+  });
+
   test("--master overrides the kubeconfig's server", async () => {
     await listCreateWatch({ kubeconfig: fixture.wrongServerKubeconfig, master: fixture.server }, fixture.namespace);
   });
@@ -122,6 +130,8 @@ describe("kube client on Deno against the same API server", () => {
       "client certificate",
       "bearer token",
       "in-cluster",
+      "exec credential plugin",
+      "token file",
       "--master override",
       "403 names verb and resource",
       "wrong CA",
