@@ -85,6 +85,14 @@ async function leaseSpec(name: string): Promise<{ holderIdentity?: string; renew
   return lease.spec ?? {};
 }
 
+async function leadershipEvents(lease: string): Promise<string[]> {
+  type LeaseEvent = KubeObject & { reason?: string; note?: string; regarding?: { kind?: string; name?: string } };
+  const events = await admin.dynamic.resource<LeaseEvent>(resources.events, "kube-system").list({});
+  return events.items
+    .filter((e) => e.reason === "LeaderElection" && e.regarding?.kind === "Lease" && e.regarding.name === lease)
+    .map((e) => e.note ?? "");
+}
+
 function probeLog(name: string): string {
   const path = join(controlPlane.dir, `${name}.probe.log`);
   writeFileSync(path, "");
@@ -135,6 +143,11 @@ describe("leader election between separate kube-loom processes", () => {
     expect(leadershipTerms(readProbeLog(log))).toHaveLength(2);
     expect(leader.logs()).toContain("released lease");
     await standby.stop();
+    // Each change of leadership is an events.k8s.io Event about the Lease.
+    await waitUntil(async () => (await leadershipEvents("sigterm")).length >= 4, "leadership Events", 30_000, 250);
+    const notes = await leadershipEvents("sigterm");
+    expect(notes).toContain(`${leaderIdentity} became leader`);
+    expect(notes).toContain(`${leaderIdentity} stopped leading`);
   }, 180_000);
 
   test("a leader cut off from the API server stops acting before its lease could expire and exits non-zero", async () => {
