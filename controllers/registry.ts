@@ -1,4 +1,11 @@
 // The controllers built into kube-loom, in start order. Each entry comes from its own folder.
 import type { ControllerDescriptor } from "../pkg/manager/controller-descriptor.ts";
+import { networkControllerDescriptor } from "./network/descriptor.ts";
+import { garbageCollectorDescriptor } from "./garbagecollector/descriptor.ts";
+import { replicaSetControllerDescriptor } from "./replicaset/descriptor.ts";
 
-export const builtinControllers: readonly ControllerDescriptor[] = [];
+export const builtinControllers: readonly ControllerDescriptor[] = [
+  replicaSetControllerDescriptor,
+  garbageCollectorDescriptor,
+  networkControllerDescriptor,
+];

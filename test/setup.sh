@@ -13,6 +13,28 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+# The network controller's tests run a real OpenStack Neutron API (test/network/neutron-server.ts):
+# Debian's neutron-server and MariaDB. Debconf is told not to configure anything, and no service
+# may start while installing (a policy-rc.d that refuses, unless the machine already has one).
+neutron_packages=(neutron-server mariadb-server)
+missing=()
+for p in "${neutron_packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing Debian packages for the Neutron test server: ${missing[*]}" >&2
+  debconf-set-selections <<'PRESEED'
+neutron-common neutron/configure_db boolean false
+neutron-common neutron/configure_rabbit boolean false
+neutron-common neutron/configure_ksat boolean false
+neutron-common neutron/configure_nova boolean false
+neutron-api neutron/configure_api-endpoint boolean false
+PRESEED
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d
+    trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+  fi
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
 command -v kubectl >/dev/null || { echo "setup: kubectl not found on PATH (the tests drive objects with the real kubectl)" >&2; exit 1; }
 command -v go >/dev/null || { echo "setup: go not found on PATH (needed to build kube-apiserver and etcd)" >&2; exit 1; }
 

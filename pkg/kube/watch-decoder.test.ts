@@ -13,7 +13,7 @@ function streamOf(chunks: string[]): ReadableStream<Uint8Array> {
 
 async function collect(chunks: string[]): Promise<string[]> {
   const seen: string[] = [];
-  for await (const event of decodeWatchEvents(streamOf(chunks))) seen.push(`${event.type} ${event.object.metadata?.name ?? ""}`);
+  for await (const event of decodeWatchEvents(streamOf(chunks))) seen.push(`${event.type} ${(event.type === "ERROR" ? "" : event.object.metadata?.name) ?? ""}`);
   return seen;
 }
 
@@ -34,7 +34,7 @@ describe("watch stream decoder", () => {
       },
     });
     const seen: string[] = [];
-    for await (const event of decodeWatchEvents(stream)) seen.push(`${event.type} ${event.object.metadata?.name}`);
+    for await (const event of decodeWatchEvents(stream)) seen.push(`${event.type} ${(event.type === "ERROR" ? "" : event.object.metadata?.name)}`);
     expect(seen).toEqual(["MODIFIED ü"]);
   });
 

@@ -3,6 +3,7 @@
 import { ClientConfigError } from "../kube/client-config.ts";
 import { createLogger } from "../log/logger.ts";
 import { parseCommandLine } from "../options/parse-command-line.ts";
+import { UsageError } from "../options/usage-error.ts";
 import { version } from "../version.ts";
 import type { ControllerDescriptor } from "./controller-descriptor.ts";
 import { ApiServerUnavailableError } from "./wait-for-apiserver.ts";
@@ -32,6 +33,12 @@ export async function runCommand(argv: readonly string[], controllers: readonly 
     return reason === "terminated" ? 0 : 1;
   } catch (err) {
     if (terminate.signal.aborted) return 0;
+    if (err instanceof UsageError) {
+      // A controller found its flags inconsistent while being built: the same one line and exit code as a bad flag.
+      logger.error(err.message);
+      process.stderr.write(`kube-loom: ${err.message}\n`);
+      return 2;
+    }
     if (err instanceof ClientConfigError || err instanceof ApiServerUnavailableError) {
       // A setup problem, not a bug: one clear line, no stack trace.
       logger.error(err.message);
