@@ -1,6 +1,7 @@
 // client-go's DeltaFIFO: the queue between the reflector (producer) and the informer's
 // processing loop (consumer). Each key is queued once, with every change that happened to it
 // since it was last popped, in order; the consumer gets the whole list for the key at once.
+import { Fifo } from "../collections/fifo.ts";
 import type { KubeObject } from "../kube/objects.ts";
 import { type Delta, type DeltaType, DeletedFinalStateUnknown } from "./deltas.ts";
 import { deletionHandlingKeyFunc } from "./keys.ts";
@@ -22,8 +23,10 @@ export interface DeltaFIFOOptions<T extends KubeObject> {
 }
 
 export class DeltaFIFO<T extends KubeObject = KubeObject> implements ReflectorStore<T> {
-  /** Pending deltas by key. A Map keeps insertion order, so its first entry is the queue's head. */
+  /** Pending deltas by key. */
   private readonly items = new Map<string, Delta<T>[]>();
+  /** Keys in `items`, in arrival order. Kept apart because reading a Map's first entry after many deletes is slow. */
+  private readonly queue = new Fifo<string>();
   private readonly knownObjects: KnownObjects<T> | undefined;
   private readonly transform: ((obj: T) => T) | undefined;
   /** A first replace happened. */
@@ -104,7 +107,8 @@ export class DeltaFIFO<T extends KubeObject = KubeObject> implements ReflectorSt
       await this.nextArrival(signal);
     }
     if (signal?.aborted) return false;
-    const [key, deltas] = this.items.entries().next().value as [string, Delta<T>[]];
+    const key = this.queue.shift() as string;
+    const deltas = this.items.get(key) as Delta<T>[];
     this.items.delete(key);
     const isInInitialList = !this.hasSynced();
     try {
@@ -124,10 +128,14 @@ export class DeltaFIFO<T extends KubeObject = KubeObject> implements ReflectorSt
   private queueAction(type: DeltaType, obj: T | DeletedFinalStateUnknown<T>): void {
     const key = deletionHandlingKeyFunc(obj);
     const object = this.transform && type !== "Sync" && !(obj instanceof DeletedFinalStateUnknown) ? this.transform(obj) : obj;
-    const deltas = this.items.get(key) ?? [];
+    let deltas = this.items.get(key);
+    if (!deltas) {
+      deltas = [];
+      this.items.set(key, deltas);
+      this.queue.push(key);
+    }
     deltas.push({ type, object } as Delta<T>);
     dedupDeltas(deltas);
-    this.items.set(key, deltas);
     this.wake();
   }
 

@@ -2,7 +2,7 @@
 // get until done. Adding a dirty item is a no-op, and an item added while processing waits until done, so duplicate
 // adds collapse and a key is never handed to two workers at once.
 import { type Clock, realClock } from "../clock/clock.ts";
-import { Fifo } from "./fifo.ts";
+import { Fifo } from "../collections/fifo.ts";
 import {
   type QueueMetrics,
   type WorkqueueMetricsProvider,
