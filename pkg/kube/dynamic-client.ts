@@ -91,6 +91,8 @@ export class ResourceClient<T extends KubeObject> implements ListerWatcher<T> {
       ...(this.metadataOnly ? { accept: metadataListAccept } : {}),
       ...(signal ? { signal } : {}),
     });
+    // An empty PartialObjectMetadataList comes with "items": null.
+    list.items ??= [];
     const kind = list.kind?.replace(/List$/, "");
     for (const item of list.items) {
       item.apiVersion ??= list.apiVersion;

@@ -118,13 +118,7 @@ export class Manager {
       values: options.values,
       identity,
     };
-    const controllers = await this.createControllers(context);
-    const leaseReleased = new EventTarget();
-    if (options.leaderElection.enabled) this.watchLeaseReleases(informers, leaseReleased);
-
-    const informersStop = new AbortController();
-    cleanup.push(async () => informersStop.abort());
-    informers.start(informersStop.signal);
+    // Registered before the controllers are built: some (the garbage collector) call the API server in create.
     let synced = false;
     this.endpoints.readyz.add({
       name: "informer-sync",
@@ -132,6 +126,13 @@ export class Manager {
         if (!synced) throw new Error("informer caches not synced yet");
       },
     });
+    const controllers = await this.createControllers(context);
+    const leaseReleased = new EventTarget();
+    if (options.leaderElection.enabled) this.watchLeaseReleases(informers, leaseReleased);
+
+    const informersStop = new AbortController();
+    cleanup.push(async () => informersStop.abort());
+    informers.start(informersStop.signal);
     const cachesSynced = informers.waitForCacheSync(terminate, cacheSyncTimeoutMs).then((result) => {
       synced = result.synced;
       if (result.synced) logger.info("informer caches synced");

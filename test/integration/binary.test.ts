@@ -1,6 +1,7 @@
 // The compiled single executable, as an operator meets it.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ControlPlane } from "../controlplane/control-plane.ts";
+import { waitUntil } from "../support/eventually.ts";
 import { buildKubeLoom, KubeLoomProcess } from "../support/kube-loom-binary.ts";
 
 let controlPlane: ControlPlane;
@@ -97,9 +98,10 @@ describe("kube-loom single executable", () => {
     const kubeLoom = await KubeLoomProcess.start({ binary, kubeconfig, logDir: controlPlane.dir, name: "service-account" });
     try {
       await kubeLoom.waitFor("/readyz", 90_000);
-      const metrics = await (await fetch(`${kubeLoom.url}/metrics`)).text();
-      expect(metrics).toMatch(/^leader_election_master_status\{name="kube-loom"\} 1$/m);
-      expect(metrics).not.toMatch(/rest_client_requests_total\{code="403"/);
+      // Ready means caches synced; leading comes on its own schedule.
+      const leading = /^leader_election_master_status\{name="kube-loom"\} 1$/m;
+      await waitUntil(async () => leading.test(await (await fetch(`${kubeLoom.url}/metrics`)).text()), "kube-loom leading", 60_000);
+      expect(await (await fetch(`${kubeLoom.url}/metrics`)).text()).not.toMatch(/rest_client_requests_total\{code="403"/);
     } finally {
       expect(await kubeLoom.stop()).toBe(0);
     }

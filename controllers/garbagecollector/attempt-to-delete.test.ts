@@ -1,0 +1,255 @@
+import { describe, expect, test } from "bun:test";
+import type { ObjectMeta, OwnerReference } from "../../pkg/kube/objects.ts";
+import { FakeObjectApi } from "../../test/garbagecollector/fake-object-api.ts";
+import { AbsentOwnerCache } from "./absent-owner-cache.ts";
+import { AttemptToDelete, type ClassifiedReference, decide, NotObservedYetError } from "./attempt-to-delete.ts";
+import { GraphBuilder, type NodeQueue } from "./graph-builder.ts";
+import { GraphCompleteness } from "./graph-completeness.ts";
+import { GraphNode, type ObjectIdentity } from "./graph.ts";
+
+const ref = (name: string, extra: Partial<OwnerReference> = {}): OwnerReference => ({ apiVersion: "v1", kind: "ConfigMap", name, uid: `uid-${name}`, ...extra });
+
+describe("decide", () => {
+  const none = new Set<GraphNode>();
+  const classified = (...pairs: [string, ClassifiedReference["verdict"]][]) => pairs.map(([name, verdict]) => ({ ref: ref(name), verdict }));
+
+  test("a solid owner keeps the object, dropping only the dangling and waiting references", () => {
+    expect(decide({}, none, classified(["a", "solid"]))).toEqual({ action: "keep" });
+    expect(decide({}, none, classified(["a", "solid"], ["b", "dangling"], ["c", "waiting"]))).toEqual({
+      action: "remove-references",
+      ownerUids: ["uid-b", "uid-c"],
+    });
+  });
+
+  test("an invalid reference keeps the object like a solid one", () => {
+    expect(decide({}, none, classified(["a", "invalid"], ["b", "dangling"]))).toEqual({ action: "remove-references", ownerUids: ["uid-b"] });
+  });
+
+  test("without solid owners the object goes, in the background unless its finalizers say otherwise", () => {
+    expect(decide({}, none, classified(["a", "dangling"]))).toEqual({ action: "delete", policy: "Background", unblockFirst: false });
+    expect(decide({ finalizers: ["orphan"] }, none, classified(["a", "dangling"]))).toMatchObject({ policy: "Orphan" });
+    expect(decide({ finalizers: ["foregroundDeletion"] }, none, classified(["a", "dangling"]))).toMatchObject({ policy: "Foreground" });
+  });
+
+  test("an owner waiting in the foreground makes an object with dependents go in the foreground too", () => {
+    const dependent = new GraphNode({ apiVersion: "v1", kind: "ConfigMap", namespace: "ns", name: "d", uid: "d" }, [], false);
+    expect(decide({}, new Set([dependent]), classified(["a", "waiting"]))).toEqual({ action: "delete", policy: "Foreground", unblockFirst: false });
+    expect(decide({}, none, classified(["a", "waiting"]))).toMatchObject({ policy: "Background" });
+    dependent.deletingDependents = true;
+    expect(decide({}, new Set([dependent]), classified(["a", "waiting"]))).toMatchObject({ unblockFirst: true });
+  });
+});
+
+class Queue implements NodeQueue {
+  readonly added: GraphNode[] = [];
+  add(node: GraphNode): void {
+    this.added.push(node);
+  }
+  addRateLimited(node: GraphNode): void {
+    this.added.push(node);
+  }
+}
+
+/** A graph fed from the fake API's objects, and the worker over both. */
+function setup() {
+  const api = new FakeObjectApi();
+  const absentOwners = new AbsentOwnerCache();
+  const queue = new Queue();
+  const builder = new GraphBuilder({ attemptToDelete: queue, attemptToOrphan: new Queue(), absentOwners });
+  const reports: string[] = [];
+  let unsynced: string[] = [];
+  const completeness = new GraphCompleteness(() => unsynced, (owner, message) => reports.push(`${owner.name}: ${message}`));
+  const worker = new AttemptToDelete({
+    api,
+    graph: builder.graph,
+    absentOwners,
+    observeVirtualDeletion: (identity) => builder.observeVirtualDeletion(identity),
+    enqueue: (node) => queue.add(node),
+    completeness,
+    reportInvalidReference: (dependent, message) => reports.push(`${dependent.name}: ${message}`),
+  });
+  const create = (namespace: string, name: string, meta: Partial<ObjectMeta> = {}, kind = "ConfigMap"): GraphNode => {
+    const full = { namespace: namespace || undefined, name, uid: `uid-${name}`, ...meta };
+    api.put("v1", kind, full);
+    builder.observe({ type: "add", object: { metadata: api.cached({ apiVersion: "v1", kind, namespace, name, uid: full.uid })?.metadata ?? {} }, apiVersion: "v1", kind });
+    return builder.graph.get(full.uid) as GraphNode;
+  };
+  const remove = (node: GraphNode) => builder.observe({ type: "delete", object: { metadata: { namespace: node.namespace, name: node.name, uid: node.uid } }, apiVersion: node.apiVersion, kind: node.kind });
+  const reconcile = (node: GraphNode) => worker.reconcile(node);
+  return { api, builder, graph: builder.graph, queue, worker, reports, create, remove, reconcile, setUnsynced: (resources: string[]) => (unsynced = resources) };
+}
+
+const identity = (node: GraphNode): ObjectIdentity => ({ apiVersion: node.apiVersion, kind: node.kind, namespace: node.namespace, name: node.name, uid: node.uid });
+
+describe("AttemptToDelete", () => {
+  test("an object whose only owner is gone is deleted with UID and resourceVersion preconditions, after one owner GET", async () => {
+    const { api, create, reconcile } = setup();
+    const child = create("ns", "child", { ownerReferences: [ref("owner")] });
+    await reconcile(child);
+    expect(api.calls).toEqual(["get ConfigMap ns/owner", "delete ConfigMap ns/child Background rv=101"]);
+  });
+
+  test("an owner recreated under the same name (another UID) is absent", async () => {
+    const { api, create, reconcile } = setup();
+    api.put("v1", "ConfigMap", { namespace: "ns", name: "owner", uid: "uid-owner-new" });
+    const child = create("ns", "child", { ownerReferences: [ref("owner")] });
+    await reconcile(child);
+    expect(api.stored(identity(child))).toBeUndefined();
+  });
+
+  test("owners proven absent are remembered: the next dependents delete without asking again", async () => {
+    const { api, create, reconcile } = setup();
+    const a = create("ns", "a", { ownerReferences: [ref("owner")] });
+    const b = create("ns", "b", { ownerReferences: [ref("owner")] });
+    await reconcile(a);
+    await reconcile(b);
+    expect(api.calls.filter((call) => call.startsWith("get"))).toEqual(["get ConfigMap ns/owner"]);
+  });
+
+  test("workers asking about the same owner at once share one GET", async () => {
+    const { api, create, reconcile } = setup();
+    const children = ["a", "b", "c"].map((name) => create("ns", name, { ownerReferences: [ref("owner")] }));
+    await Promise.all(children.map(reconcile));
+    expect(api.calls.filter((call) => call.startsWith("get"))).toEqual(["get ConfigMap ns/owner"]);
+    expect(api.calls.filter((call) => call.startsWith("delete"))).toHaveLength(3);
+  });
+
+  test("a live owner keeps the object; another, absent owner's reference is removed", async () => {
+    const { api, create, reconcile } = setup();
+    create("ns", "alive");
+    const child = create("ns", "child", { ownerReferences: [ref("alive"), ref("gone")] });
+    await reconcile(child);
+    expect(api.calls).toEqual(["get ConfigMap ns/gone", "remove-refs ConfigMap ns/child uid-gone"]);
+    expect(api.stored(identity(child))?.ownerReferences).toEqual([ref("alive")]);
+  });
+
+  test("an owner in another namespace keeps the dependent and is reported", async () => {
+    const { api, create, reconcile, reports } = setup();
+    create("a", "owner");
+    const child = create("b", "child", { ownerReferences: [ref("owner")] });
+    await reconcile(child);
+    expect(api.calls).toEqual([]);
+    expect(api.stored(identity(child))).toBeDefined();
+    expect(reports).toHaveLength(1);
+    expect(reports[0]).toBe(
+      'child: ownerRef [v1/ConfigMap, namespace: b, name: owner, uid: uid-owner] does not exist in namespace "b" (an object with that UID is in namespace "a"; a namespaced owner must be in its dependent\'s namespace): the garbage collector ignores this reference and keeps the object',
+    );
+  });
+
+  test("a cluster-scoped object with a namespaced owner is kept and reported, not retried", async () => {
+    const { api, create, reconcile, reports } = setup();
+    const node = create("", "pv", { ownerReferences: [ref("owner")] }, "PersistentVolume");
+    await reconcile(node);
+    expect(api.calls).toEqual([]);
+    expect(reports[0]).toBe(
+      'pv: ownerRef [v1/ConfigMap, namespace: , name: owner, uid: uid-owner] does not exist in namespace "" (ConfigMap is namespaced; a cluster-scoped object can only have cluster-scoped owners): the garbage collector ignores this reference and keeps the object',
+    );
+  });
+
+  test("a cluster-scoped owner may own objects in any namespace", async () => {
+    const { api, create, reconcile } = setup();
+    create("", "node-1", {}, "Node");
+    const child = create("ns", "child", { ownerReferences: [{ apiVersion: "v1", kind: "Node", name: "node-1", uid: "uid-node-1" }] });
+    await reconcile(child);
+    expect(api.calls).toEqual([]);
+  });
+
+  test("an owner deleting in the foreground: a dependent with dependents goes in the foreground, a leaf in the background", async () => {
+    const { api, create, reconcile } = setup();
+    create("ns", "top", { deletionTimestamp: "2025-01-01T00:00:00Z", finalizers: ["foregroundDeletion"] });
+    const middle = create("ns", "middle", { ownerReferences: [ref("top", { blockOwnerDeletion: true })] });
+    const leaf = create("ns", "leaf", { ownerReferences: [ref("middle", { blockOwnerDeletion: true })] });
+    await reconcile(middle);
+    expect(api.calls).toEqual(["get ConfigMap ns/top", "delete ConfigMap ns/middle Foreground rv=102"]);
+    const other = create("ns", "other-leaf", { ownerReferences: [ref("top", { blockOwnerDeletion: true })] });
+    await reconcile(other);
+    expect(api.calls.at(-1)).toBe("delete ConfigMap ns/other-leaf Background rv=104");
+    expect(leaf.owners).toHaveLength(1);
+  });
+
+  test("a dependent itself deleting in the foreground below: the object unblocks its own references first, so neither waits on the other", async () => {
+    const { api, create, reconcile } = setup();
+    create("ns", "top", { deletionTimestamp: "2025-01-01T00:00:00Z", finalizers: ["foregroundDeletion"] });
+    const middle = create("ns", "middle", { ownerReferences: [ref("top", { blockOwnerDeletion: true })] });
+    create("ns", "below", { deletionTimestamp: "2025-01-01T00:00:00Z", finalizers: ["foregroundDeletion"], ownerReferences: [ref("middle", { blockOwnerDeletion: true })] });
+    await reconcile(middle);
+    expect(api.calls).toEqual(["get ConfigMap ns/top", "unblock ConfigMap ns/middle", "delete ConfigMap ns/middle Foreground"]);
+  });
+
+  test("an owner deleting in the foreground drops its finalizer once nothing blocks it, and pushes what still does", async () => {
+    const { api, create, remove, reconcile, queue } = setup();
+    const owner = create("ns", "owner", { deletionTimestamp: "2025-01-01T00:00:00Z", finalizers: ["foregroundDeletion"] });
+    const child = create("ns", "child", { ownerReferences: [ref("owner", { blockOwnerDeletion: true })] });
+    queue.added.length = 0;
+    await reconcile(owner);
+    expect(queue.added).toEqual([child]);
+    expect(api.calls).toEqual([]);
+    remove(child);
+    await reconcile(owner);
+    expect(api.calls).toEqual(["remove-finalizer ConfigMap ns/owner foregroundDeletion"]);
+  });
+
+  test("finishing a foreground deletion waits while the graph is incomplete, and says so once", async () => {
+    const { api, create, reconcile, reports, setUnsynced } = setup();
+    const owner = create("ns", "owner", { deletionTimestamp: "2025-01-01T00:00:00Z", finalizers: ["foregroundDeletion"] });
+    setUnsynced(["widgets.v1.example.com"]);
+    expect(await reconcile(owner)).toEqual({ requeueAfterMs: 5000 });
+    expect(await reconcile(owner)).toEqual({ requeueAfterMs: 5000 });
+    expect(api.calls).toEqual([]);
+    expect(reports).toEqual(["owner: waiting for the garbage collector to list every resource before acting on all dependents; not listed yet: widgets.v1.example.com"]);
+    setUnsynced([]);
+    await reconcile(owner);
+    expect(api.calls).toEqual(["remove-finalizer ConfigMap ns/owner foregroundDeletion"]);
+  });
+
+  test("a conflicting delete is retried by UID alone when the ownerReferences did not change", async () => {
+    const { api, create, reconcile } = setup();
+    const child = create("ns", "child", { ownerReferences: [ref("owner")] });
+    api.conflictingDeletes = 1;
+    await reconcile(child);
+    expect(api.calls).toEqual(["get ConfigMap ns/owner", "delete ConfigMap ns/child Background rv=101", "get ConfigMap ns/child", "delete ConfigMap ns/child Background"]);
+  });
+
+  test("a stale cached copy makes the delete conflict; the worker retries instead of deleting what changed", async () => {
+    const { api, create, reconcile } = setup();
+    const child = create("ns", "child", { ownerReferences: [ref("owner")] });
+    const stale = api.cached(identity(child));
+    create("ns", "owner-2");
+    api.put("v1", "ConfigMap", { namespace: "ns", name: "child", uid: "uid-child", ownerReferences: [ref("owner"), ref("owner-2")] });
+    api.staleCache.set("ConfigMap ns/child", stale ?? {});
+    await expect(reconcile(child)).rejects.toThrow("precondition failed");
+    expect(api.stored(identity(child))).toBeDefined();
+  });
+
+  test("a virtual owner the API server does not have is dropped from the graph", async () => {
+    const { api, graph, create, reconcile, queue } = setup();
+    create("ns", "child", { ownerReferences: [ref("gone")] });
+    const virtual = graph.get("uid-gone") as GraphNode;
+    queue.added.length = 0;
+    await reconcile(virtual);
+    expect(api.calls).toEqual(["get ConfigMap ns/gone"]);
+    expect(graph.get("uid-gone")).toBeUndefined();
+    expect(queue.added.map((n) => n.name)).toEqual(["child"]);
+  });
+
+  test("a virtual owner that exists is checked again until an informer reports it", async () => {
+    const { api, graph, create, reconcile } = setup();
+    api.put("v1", "ConfigMap", { namespace: "ns", name: "owner", uid: "uid-owner" });
+    create("ns", "child", { ownerReferences: [ref("owner")] });
+    await expect(reconcile(graph.get("uid-owner") as GraphNode)).rejects.toBeInstanceOf(NotObservedYetError);
+  });
+
+  test("an object being deleted (not in the foreground) is left to finish", async () => {
+    const { api, create, reconcile } = setup();
+    const child = create("ns", "child", { deletionTimestamp: "2025-01-01T00:00:00Z", finalizers: ["x"], ownerReferences: [ref("owner")] });
+    await reconcile(child);
+    expect(api.calls).toEqual([]);
+  });
+
+  test("an unknown owner kind is an error to retry, not a reason to delete", async () => {
+    const { api, create, reconcile } = setup();
+    const child = create("ns", "child", { ownerReferences: [{ apiVersion: "example.com/v1", kind: "Gadget", name: "g", uid: "uid-g" }] });
+    await expect(reconcile(child)).rejects.toThrow("unknown kind Gadget");
+    expect(api.stored(identity(child))).toBeDefined();
+  });
+});

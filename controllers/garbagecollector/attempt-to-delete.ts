@@ -1,0 +1,213 @@
+// The attemptToDelete worker: decides whether an object is garbage and acts on it. Each
+// ownerReference is classified (upstream's classifyReferences):
+//   dangling: the owner is absent — a live GET found nothing, or another UID under that name;
+//   waiting:  the owner is being deleted in the foreground and waits for its dependents;
+//   solid:    the owner exists;
+//   invalid:  the reference cannot name an owner of this object (a namespaced owner observed in
+//             another namespace, or a namespaced owner of a cluster-scoped object). The object is
+//             never deleted because of it, and a Warning Event says why. kube-controller-manager
+//             (v1.33) counts a cross-namespace reference as absent and deletes the dependent at
+//             once although its owner exists; kube-loom keeps it.
+// Any solid (or invalid) reference keeps the object, minus its dangling and waiting references;
+// otherwise it is deleted, with preconditions, under the policy its own finalizers ask for.
+import type { Reconciler, ReconcileResult } from "../../pkg/controller/reconciler.ts";
+import { isConflict, isNotFound } from "../../pkg/kube/errors.ts";
+import type { ObjectMeta, OwnerReference } from "../../pkg/kube/objects.ts";
+import { type Logger, silentLogger } from "../../pkg/log/logger.ts";
+import type { AbsentOwnerCache } from "./absent-owner-cache.ts";
+import { describeIdentity, type DependencyGraph, type GraphNode, identityOf, type ObjectIdentity, sameIdentity } from "./graph.ts";
+import type { CompletenessGate } from "./graph-completeness.ts";
+import { noopGarbageCollectorMetrics, type GarbageCollectorMetrics } from "./metrics.ts";
+import type { ObjectApi, PropagationPolicy } from "./object-api.ts";
+import { foregroundDeletionFinalizer, hasFinalizer, isBeingDeleted, orphanFinalizer, sameReferences } from "./owner-references.ts";
+
+export type OwnerVerdict = "solid" | "dangling" | "waiting" | "invalid";
+
+export interface ClassifiedReference {
+  ref: OwnerReference;
+  verdict: OwnerVerdict;
+}
+
+export type Decision =
+  | { action: "keep" }
+  | { action: "remove-references"; ownerUids: string[] }
+  /** `unblockFirst`: clear the object's own blockOwnerDeletion first, so two foreground deletions cannot wait on each other. */
+  | { action: "delete"; policy: PropagationPolicy; unblockFirst: boolean };
+
+/** What to do with an object, given its finalizers, its dependents in the graph and its classified references. */
+export function decide(meta: ObjectMeta, dependents: ReadonlySet<GraphNode>, references: readonly ClassifiedReference[]): Decision {
+  const uidsOf = (...verdicts: OwnerVerdict[]) => references.filter((r) => verdicts.includes(r.verdict)).map((r) => r.ref.uid);
+  if (uidsOf("solid", "invalid").length > 0) {
+    // A waiting reference left in place would hold its owner's foreground deletion forever.
+    const remove = uidsOf("dangling", "waiting");
+    return remove.length > 0 ? { action: "remove-references", ownerUids: remove } : { action: "keep" };
+  }
+  if (uidsOf("waiting").length > 0 && dependents.size > 0) {
+    const unblockFirst = [...dependents].some((dependent) => dependent.deletingDependents);
+    return { action: "delete", policy: "Foreground", unblockFirst };
+  }
+  const policy: PropagationPolicy = hasFinalizer(meta, orphanFinalizer)
+    ? "Orphan"
+    : hasFinalizer(meta, foregroundDeletionFinalizer)
+      ? "Foreground"
+      : "Background";
+  return { action: "delete", policy, unblockFirst: false };
+}
+
+/** A virtual node whose object exists is checked again (with backoff) until an informer reports it. */
+export class NotObservedYetError extends Error {
+  override readonly name = "NotObservedYetError";
+}
+
+export interface AttemptToDeleteOptions {
+  api: ObjectApi;
+  graph: DependencyGraph;
+  absentOwners: AbsentOwnerCache;
+  /** Where a worker reports an owner it proved absent (the graph builder). */
+  observeVirtualDeletion(identity: ObjectIdentity): void;
+  /** Queues a node for this worker again. */
+  enqueue(node: GraphNode): void;
+  /** Holds back finishing a foreground deletion while the graph may miss dependents. */
+  completeness: CompletenessGate;
+  /** Tells the user (an Event) why a reference is ignored. */
+  reportInvalidReference(dependent: ObjectIdentity, message: string): void;
+  metrics?: Pick<GarbageCollectorMetrics, "deleted" | "referencesRemoved">;
+  logger?: Logger;
+}
+
+export class AttemptToDelete implements Reconciler<GraphNode> {
+  private readonly logger: Logger;
+  private readonly metrics: Pick<GarbageCollectorMetrics, "deleted" | "referencesRemoved">;
+  /** Owner GETs in flight, shared by workers asking about the same owner at once. */
+  private readonly ownerLookups = new Map<string, Promise<ObjectMeta | undefined>>();
+
+  constructor(private readonly options: AttemptToDeleteOptions) {
+    this.logger = options.logger ?? silentLogger;
+    this.metrics = options.metrics ?? noopGarbageCollectorMetrics;
+  }
+
+  async reconcile(node: GraphNode): Promise<ReconcileResult> {
+    const { api, graph } = this.options;
+    // Dropped since it was queued: deleted, or proven absent.
+    if (graph.get(node.uid) !== node) return;
+    if (node.beingDeleted && !node.deletingDependents) return;
+    const identity = identityOf(node);
+    const wasVirtual = node.virtual;
+    // An observed object is read from its informer: the delete's preconditions catch a stale copy.
+    const latest = (wasVirtual ? undefined : api.cached(identity)) ?? (await api.get(identity));
+    const meta = latest?.metadata;
+    if (meta?.uid !== identity.uid) {
+      this.options.observeVirtualDeletion(identity);
+      return;
+    }
+    if (node.deletingDependents) return this.finishForegroundDeletion(node, identity);
+    const refs = meta.ownerReferences ?? [];
+    if (refs.length > 0) {
+      const references: ClassifiedReference[] = [];
+      for (const ref of refs) references.push({ ref, verdict: await this.classify(identity, ref) });
+      const decision = decide(meta, node.dependents, references);
+      this.logger.debug({ item: describeIdentity(identity), references, decision }, "garbage collector decision");
+      await this.carryOut(identity, meta, decision);
+    }
+    if (wasVirtual && node.virtual) throw new NotObservedYetError(`${describeIdentity(identity)} exists but no informer has reported it yet`);
+  }
+
+  /** The foregroundDeletion finalizer comes off once no dependent blocks; until then the blocking ones are pushed. */
+  private async finishForegroundDeletion(node: GraphNode, identity: ObjectIdentity): Promise<ReconcileResult> {
+    const wait = this.options.completeness.waitFor(node);
+    if (wait) return wait;
+    const blocking = node.blockingDependents();
+    if (blocking.length === 0) {
+      await this.options.api.removeFinalizer(identity, foregroundDeletionFinalizer);
+      return;
+    }
+    for (const dependent of blocking) if (!dependent.deletingDependents) this.options.enqueue(dependent);
+  }
+
+  private async classify(item: ObjectIdentity, ref: OwnerReference): Promise<OwnerVerdict> {
+    const { api, graph, absentOwners } = this.options;
+    const ownerNode = graph.get(ref.uid);
+    const observedNamespace = ownerNode && !ownerNode.virtual ? ownerNode.namespace : "";
+    if (observedNamespace && observedNamespace !== item.namespace) {
+      return this.invalid(item, ref, `an object with that UID is in namespace ${JSON.stringify(observedNamespace)}`);
+    }
+    const coordinates = { apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name, uid: ref.uid };
+    if (absentOwners.has({ ...coordinates, namespace: "" }) || absentOwners.has({ ...coordinates, namespace: item.namespace })) return "dangling";
+    const namespaced = api.isNamespaced(ref.apiVersion, ref.kind);
+    if (namespaced && item.namespace === "") return this.invalid(item, ref, `${ref.kind} is namespaced`);
+    const owner: ObjectIdentity = { ...coordinates, namespace: namespaced ? item.namespace : "" };
+    // Informers may lag behind a deletion but never report an owner that did not exist: one they
+    // report is solid, at worst until its deletion arrives and queues this object again.
+    if (ownerNode && !ownerNode.virtual && !ownerNode.beingDeleted && sameIdentity(ownerNode, owner)) return "solid";
+    const meta = await this.lookUpOwner(owner);
+    if (meta?.uid !== ref.uid) {
+      absentOwners.add(owner);
+      return "dangling";
+    }
+    return isBeingDeleted(meta) && hasFinalizer(meta, foregroundDeletionFinalizer) ? "waiting" : "solid";
+  }
+
+  /** Worded as kube-controller-manager's event, plus why and what happens. */
+  private invalid(item: ObjectIdentity, ref: OwnerReference, why: string): OwnerVerdict {
+    const owner = `[${ref.apiVersion}/${ref.kind}, namespace: ${item.namespace}, name: ${ref.name}, uid: ${ref.uid}]`;
+    const rule = item.namespace
+      ? "a namespaced owner must be in its dependent's namespace"
+      : "a cluster-scoped object can only have cluster-scoped owners";
+    this.options.reportInvalidReference(
+      item,
+      `ownerRef ${owner} does not exist in namespace ${JSON.stringify(item.namespace)} (${why}; ${rule}): the garbage collector ignores this reference and keeps the object`,
+    );
+    return "invalid";
+  }
+
+  private lookUpOwner(owner: ObjectIdentity): Promise<ObjectMeta | undefined> {
+    const key = JSON.stringify([owner.apiVersion, owner.kind, owner.namespace, owner.name]);
+    let lookup = this.ownerLookups.get(key);
+    if (!lookup) {
+      lookup = this.options.api.get(owner).then((found) => found?.metadata).finally(() => this.ownerLookups.delete(key));
+      this.ownerLookups.set(key, lookup);
+    }
+    return lookup;
+  }
+
+  private async carryOut(identity: ObjectIdentity, meta: ObjectMeta, decision: Decision): Promise<void> {
+    const { api } = this.options;
+    switch (decision.action) {
+      case "keep":
+        return;
+      case "remove-references":
+        await api.removeOwnerReferences(identity, decision.ownerUids);
+        this.metrics.referencesRemoved(decision.ownerUids.length);
+        return;
+      case "delete":
+        if (decision.unblockFirst) {
+          await api.unblockOwnerReferences(identity, meta.ownerReferences ?? []);
+          // The patch moved the resourceVersion on; the references are the ones just written.
+          await this.deleteAsDecided(identity, { ...meta, resourceVersion: undefined }, decision.policy);
+          return;
+        }
+        await this.deleteAsDecided(identity, meta, decision.policy);
+    }
+  }
+
+  /**
+   * Deletes only the state the decision was made on (UID and resourceVersion preconditions). If
+   * only unrelated fields changed since, the ownerReferences still hold and it deletes by UID alone,
+   * so an object updated often is not starved (upstream does the same).
+   */
+  private async deleteAsDecided(identity: ObjectIdentity, meta: ObjectMeta, policy: PropagationPolicy): Promise<void> {
+    const { api } = this.options;
+    try {
+      await api.delete(identity, policy, meta.resourceVersion);
+    } catch (err) {
+      if (isNotFound(err)) return;
+      if (!isConflict(err)) throw err;
+      const live = (await api.get(identity))?.metadata;
+      if (live?.uid !== identity.uid) return;
+      if (!sameReferences(live.ownerReferences ?? [], meta.ownerReferences ?? [])) throw err;
+      await api.delete(identity, policy);
+    }
+    this.logger.info({ item: describeIdentity(identity), propagationPolicy: policy }, "deleted object whose owners are gone");
+    this.metrics.deleted(policy);
+  }
+}

@@ -1,0 +1,232 @@
+// kube-controller-manager's garbage collector: monitors every deletable resource through
+// metadata informers, keeps the dependency graph of their ownerReferences, and runs the
+// attemptToDelete and attemptToOrphan workers over the nodes the graph builder queues.
+//
+//   informers ──▶ GraphBuilder ──▶ graph
+//                     │ queues nodes
+//                     ├──▶ attempt_to_delete ──▶ AttemptToDelete (classify owners, delete / patch)
+//                     └──▶ attempt_to_orphan ──▶ AttemptToOrphan (detach dependents, drop finalizer)
+//
+// The graph follows the informers from start-up, leader or not; the workers and the 30 s
+// discovery refresh run only while leading.
+import type { Registry } from "prom-client";
+import { type Clock, realClock } from "../../pkg/clock/clock.ts";
+import type { ReconcileMetrics } from "../../pkg/controller/reconcile-metrics.ts";
+import { ReconcileRunner } from "../../pkg/controller/reconcile-runner.ts";
+import type { Reconciler } from "../../pkg/controller/reconciler.ts";
+import type { EventType } from "../../pkg/events/event.ts";
+import type { EventRecorder } from "../../pkg/events/recorder.ts";
+import type { SharedInformerFactory } from "../../pkg/informer/factory.ts";
+import type { KubeClient } from "../../pkg/kube/client.ts";
+import type { PreferredResources } from "../../pkg/kube/discovery.ts";
+import { apiVersionOf } from "../../pkg/kube/gvr.ts";
+import type { Logger } from "../../pkg/log/logger.ts";
+import type { HealthCheck } from "../../pkg/server/health.ts";
+import type { DebugRoute } from "../../pkg/server/http-app.ts";
+import type { WorkqueueMetricsProvider } from "../../pkg/workqueue/metrics.ts";
+import { defaultControllerRateLimiter } from "../../pkg/workqueue/rate-limiters.ts";
+import { RateLimitingQueue } from "../../pkg/workqueue/rate-limiting-queue.ts";
+import { AbsentOwnerCache } from "./absent-owner-cache.ts";
+import { AttemptToDelete } from "./attempt-to-delete.ts";
+import { AttemptToOrphan } from "./attempt-to-orphan.ts";
+import { graphDebugRoute } from "./debug-graph.ts";
+import { GraphBuilder } from "./graph-builder.ts";
+import { GraphCompleteness } from "./graph-completeness.ts";
+import type { GraphNode, ObjectIdentity } from "./graph.ts";
+import { type AttemptQueue, type GarbageCollectorMetrics, prometheusGarbageCollectorMetrics } from "./metrics.ts";
+import { KubeObjectApi } from "./object-api.ts";
+import { deletableResources, ResourceMonitors } from "./resource-monitors.ts";
+import { RestMapper } from "./rest-mapper.ts";
+
+/** kube-controller-manager's discovery period, also the longest wait for monitors before the workers start. */
+const resourceRefreshPeriodMs = 30_000;
+const monitorSyncPollMs = 100;
+
+export interface GarbageCollectorOptions {
+  /** The garbage collector's own client (kube-controller-manager gives it twice the QPS). */
+  client: KubeClient;
+  informers: SharedInformerFactory;
+  events: EventRecorder;
+  logger: Logger;
+  metrics: Registry;
+  workqueueMetrics: WorkqueueMetricsProvider;
+  reconcileMetrics: ReconcileMetrics;
+  /** Workers per queue (--concurrent-gc-syncs). */
+  workers: number;
+  /** Names the controller in health checks, metrics and debug routes. */
+  name: string;
+  clock?: Clock;
+}
+
+export class GarbageCollector {
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly mapper = new RestMapper();
+  private readonly monitors: ResourceMonitors;
+  private readonly builder: GraphBuilder;
+  private readonly metrics: GarbageCollectorMetrics;
+  private readonly runners: ReconcileRunner<GraphNode>[];
+
+  constructor(private readonly options: GarbageCollectorOptions) {
+    this.clock = options.clock ?? realClock;
+    this.logger = options.logger;
+    const queue = (name: string) =>
+      new RateLimitingQueue<GraphNode>(defaultControllerRateLimiter(this.clock), {
+        name,
+        clock: this.clock,
+        metricsProvider: options.workqueueMetrics,
+      });
+    const attemptToDelete = queue("garbage_collector_attempt_to_delete");
+    const attemptToOrphan = queue("garbage_collector_attempt_to_orphan");
+    const absentOwners = new AbsentOwnerCache();
+    this.metrics = prometheusGarbageCollectorMetrics(options.metrics, {
+      nodeCounts: () => this.nodeCounts(),
+      monitoredResources: () => this.monitors.size,
+    });
+    this.builder = new GraphBuilder({ attemptToDelete, attemptToOrphan, absentOwners, metrics: this.metrics, logger: this.logger });
+    this.monitors = new ResourceMonitors(
+      options.informers,
+      (resource) => this.builder.handlerFor(apiVersionOf(resource), resource.kind),
+      this.logger,
+    );
+    const api = new KubeObjectApi(options.client, this.mapper, (resource, key) => this.monitors.lookup(resource, key));
+    const completeness = new GraphCompleteness(
+      () => this.monitors.unsynced(),
+      (owner, message) => this.report(owner, "Warning", "WaitingForResourceMonitors", message),
+    );
+    const deleteWorker = new AttemptToDelete({
+      api,
+      graph: this.builder.graph,
+      absentOwners,
+      observeVirtualDeletion: (identity) => this.builder.observeVirtualDeletion(identity),
+      enqueue: (node) => attemptToDelete.add(node),
+      completeness,
+      reportInvalidReference: (dependent, message) => this.report(dependent, "Warning", "OwnerRefInvalidNamespace", message),
+      metrics: this.metrics,
+      logger: this.logger,
+    });
+    const orphanWorker = new AttemptToOrphan({ api, completeness, metrics: this.metrics });
+    const runner = (queueName: AttemptQueue, workQueue: RateLimitingQueue<GraphNode>, reconciler: Reconciler<GraphNode>) =>
+      new ReconcileRunner<GraphNode>({
+        name: `${options.name}-${queueName.replaceAll("_", "-")}`,
+        queue: workQueue,
+        reconciler: this.counted(queueName, reconciler),
+        workers: options.workers,
+        logger: this.logger,
+        metrics: options.reconcileMetrics,
+        clock: this.clock,
+      });
+    this.runners = [runner("attempt_to_delete", attemptToDelete, deleteWorker), runner("attempt_to_orphan", attemptToOrphan, orphanWorker)];
+  }
+
+  /** Discovers the resources and requests their informers; call before the factory starts. A failed discovery is retried by `run`. */
+  async initialize(): Promise<void> {
+    await this.refreshResources();
+  }
+
+  /** Runs the workers and the discovery refresh until `stop` aborts. */
+  async run(stop: AbortSignal, abort: AbortSignal): Promise<void> {
+    const refreshing = this.keepResourcesFresh(stop);
+    const synced = await this.waitFor(() => this.monitors.isSynced(), resourceRefreshPeriodMs, stop);
+    if (stop.aborted) return refreshing;
+    if (synced) this.logger.info({ monitored: this.monitors.size }, "all resource monitors have synced; collecting garbage");
+    else this.logger.warn({ unsynced: this.monitors.unsynced() }, "not all resource monitors synced in time; collecting garbage anyway (orphaning and foreground deletions wait for them)");
+    await Promise.all([...this.runners.map((runner) => runner.run(stop, abort)), refreshing]);
+  }
+
+  healthCheck(): HealthCheck {
+    const checks = this.runners.map((runner) => runner.healthCheck());
+    return {
+      name: this.options.name,
+      check: async () => {
+        for (const check of checks) await check.check();
+      },
+    };
+  }
+
+  debugRoutes(): DebugRoute[] {
+    return [graphDebugRoute(this.options.name, this.builder.graph)];
+  }
+
+  private async keepResourcesFresh(stop: AbortSignal): Promise<void> {
+    // Without monitors (start-up discovery failed) there is nothing to wait for.
+    let now = this.monitors.size === 0;
+    while (!stop.aborted) {
+      if (!now) await this.clock.sleep(resourceRefreshPeriodMs, stop).catch(() => undefined);
+      now = false;
+      if (stop.aborted) return;
+      await this.refreshResources();
+      this.options.informers.start(stop);
+    }
+  }
+
+  /** One discovery: new resources get monitors, removed ones lose them. Failures keep what there is. */
+  private async refreshResources(): Promise<void> {
+    const discovered = await this.discover();
+    if (!discovered) return;
+    if (discovered.failed.size > 0) {
+      this.logger.info({ groups: Object.fromEntries([...discovered.failed].map(([gv, err]) => [gv, err.message])) }, "failed to discover some groups");
+    }
+    this.mapper.update(discovered);
+    const resources = deletableResources(discovered, this.monitors);
+    if (resources.length === 0) {
+      this.metrics.resourcesSyncFailed();
+      this.logger.warn("discovery reported no deletable resources; keeping the current monitors");
+      return;
+    }
+    if (!this.monitors.monitorsExactly(resources)) this.monitors.sync(resources);
+  }
+
+  private async discover(): Promise<PreferredResources | undefined> {
+    try {
+      return await this.options.client.discovery.serverPreferredResources();
+    } catch (err) {
+      this.metrics.resourcesSyncFailed();
+      this.logger.warn({ err: errorMessage(err) }, "failed to discover resources; keeping the current monitors");
+      return undefined;
+    }
+  }
+
+  private async waitFor(condition: () => boolean, timeoutMs: number, stop: AbortSignal): Promise<boolean> {
+    const deadline = this.clock.now() + timeoutMs;
+    while (!condition()) {
+      if (stop.aborted || this.clock.now() >= deadline) return false;
+      await this.clock.sleep(monitorSyncPollMs, stop).catch(() => undefined);
+    }
+    return true;
+  }
+
+  private report(about: ObjectIdentity, type: EventType, reason: string, message: string): void {
+    const regarding = {
+      apiVersion: about.apiVersion,
+      kind: about.kind,
+      metadata: { name: about.name, uid: about.uid, ...(about.namespace ? { namespace: about.namespace } : {}) },
+    };
+    this.options.events.eventf(regarding, undefined, type, reason, "GarbageCollect", message);
+  }
+
+  private counted(queue: AttemptQueue, reconciler: Reconciler<GraphNode>): Reconciler<GraphNode> {
+    return {
+      reconcile: async (node, signal) => {
+        try {
+          const result = await reconciler.reconcile(node, signal);
+          this.metrics.attempted(queue, "success");
+          return result;
+        } catch (err) {
+          this.metrics.attempted(queue, "error");
+          throw err;
+        }
+      },
+    };
+  }
+
+  private nodeCounts(): { observed: number; virtual: number } {
+    let virtual = 0;
+    for (const node of this.builder.graph.values()) if (node.virtual) virtual++;
+    return { observed: this.builder.graph.size - virtual, virtual };
+  }
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,41 @@
+// apiVersion + kind → the resource to call and whether it is namespaced, from discovery
+// (kube-controller-manager's RESTMapper). References may name any version of a group; reading
+// metadata works through any served version, so the group's preferred one is used.
+import type { ApiResource, PreferredResources } from "../../pkg/kube/discovery.ts";
+import { apiVersionOf } from "../../pkg/kube/gvr.ts";
+
+/** The reference's type is not served (yet): discovery may learn it at its next refresh, so callers retry. */
+export class RestMappingError extends Error {
+  override readonly name = "RestMappingError";
+}
+
+export class RestMapper {
+  private byGroupKind = new Map<string, ApiResource>();
+
+  /** Takes the mappings of one discovery; groups whose discovery failed keep the mappings they had. */
+  update(discovered: PreferredResources): void {
+    const kept = [...this.byGroupKind.values()].filter((resource) => discovered.failed.has(apiVersionOf(resource)));
+    this.byGroupKind = new Map([...kept, ...discovered.resources].map((resource) => [groupKindKey(resource.group, resource.kind), resource]));
+  }
+
+  /** Throws RestMappingError for a type discovery does not know. */
+  resourceFor(apiVersion: string, kind: string): ApiResource {
+    const resource = this.knownResourceFor(apiVersion, kind);
+    if (!resource) throw new RestMappingError(`no resource of kind ${JSON.stringify(kind)} is served in API group version ${JSON.stringify(apiVersion)}`);
+    return resource;
+  }
+
+  knownResourceFor(apiVersion: string, kind: string): ApiResource | undefined {
+    return this.byGroupKind.get(groupKindKey(groupOf(apiVersion), kind));
+  }
+}
+
+/** "apps/v1" → "apps"; "v1" (the core group) → "". */
+export function groupOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf("/");
+  return slash < 0 ? "" : apiVersion.slice(0, slash);
+}
+
+function groupKindKey(group: string, kind: string): string {
+  return `${kind}.${group}`;
+}

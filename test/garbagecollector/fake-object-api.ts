@@ -1,0 +1,93 @@
+// An in-memory stand-in for the API server behind the garbage collector's ObjectApi: objects by
+// type, namespace and name, with the API server's precondition and not-found answers. Every call
+// is recorded, so tests can say which requests a decision cost.
+import type { ObjectIdentity } from "../../controllers/garbagecollector/graph.ts";
+import type { ObjectApi, PropagationPolicy } from "../../controllers/garbagecollector/object-api.ts";
+import { RestMappingError } from "../../controllers/garbagecollector/rest-mapper.ts";
+import type { PartialObjectMetadata } from "../../pkg/kube/dynamic-client.ts";
+import { ApiError } from "../../pkg/kube/errors.ts";
+import type { ObjectMeta, OwnerReference } from "../../pkg/kube/objects.ts";
+
+const namespacedKinds = new Set(["ConfigMap", "Secret", "Pod", "ReplicaSet", "Widget"]);
+const clusterScopedKinds = new Set(["Namespace", "Node", "ClusterRole", "PersistentVolume"]);
+
+export class FakeObjectApi implements ObjectApi {
+  readonly calls: string[] = [];
+  /** The next deletes fail with 409, as if the object changed after the decision. */
+  conflictingDeletes = 0;
+  /** cached() answers from here; by default the informer is up to date with the server. */
+  readonly staleCache = new Map<string, PartialObjectMetadata>();
+  private readonly objects = new Map<string, PartialObjectMetadata>();
+  private resourceVersion = 100;
+
+  /** Stores an object (a new resourceVersion each time); returns its identity. */
+  put(apiVersion: string, kind: string, meta: ObjectMeta): ObjectIdentity {
+    const stored: PartialObjectMetadata = { apiVersion, kind, metadata: { ...meta, resourceVersion: String(++this.resourceVersion) } };
+    this.objects.set(keyOf(kind, meta.namespace ?? "", meta.name ?? ""), stored);
+    return { apiVersion, kind, namespace: meta.namespace ?? "", name: meta.name ?? "", uid: meta.uid ?? "" };
+  }
+
+  stored(identity: ObjectIdentity): ObjectMeta | undefined {
+    const meta = this.objects.get(keyOf(identity.kind, identity.namespace, identity.name))?.metadata;
+    return meta?.uid === identity.uid ? meta : undefined;
+  }
+
+  isNamespaced(_apiVersion: string, kind: string): boolean {
+    if (namespacedKinds.has(kind)) return true;
+    if (clusterScopedKinds.has(kind)) return false;
+    throw new RestMappingError(`unknown kind ${kind}`);
+  }
+
+  async get(identity: ObjectIdentity): Promise<PartialObjectMetadata | undefined> {
+    const key = this.key(identity);
+    this.calls.push(`get ${key}`);
+    return structuredClone(this.objects.get(key));
+  }
+
+  cached(identity: ObjectIdentity): PartialObjectMetadata | undefined {
+    const key = this.key(identity);
+    const found = this.staleCache.get(key) ?? this.objects.get(key);
+    return found?.metadata?.uid === identity.uid ? structuredClone(found) : undefined;
+  }
+
+  async delete(identity: ObjectIdentity, policy: PropagationPolicy, resourceVersion?: string): Promise<void> {
+    const key = this.key(identity);
+    this.calls.push(`delete ${key} ${policy}${resourceVersion ? ` rv=${resourceVersion}` : ""}`);
+    const meta = this.objects.get(key)?.metadata;
+    if (!meta) throw new ApiError(404, "NotFound", "not found", "DELETE", key);
+    if (this.conflictingDeletes > 0 || meta.uid !== identity.uid || (resourceVersion && resourceVersion !== meta.resourceVersion)) {
+      this.conflictingDeletes = Math.max(0, this.conflictingDeletes - 1);
+      throw new ApiError(409, "Conflict", "precondition failed", "DELETE", key);
+    }
+    this.objects.delete(key);
+  }
+
+  async removeOwnerReferences(identity: ObjectIdentity, ownerUids: readonly string[]): Promise<void> {
+    this.calls.push(`remove-refs ${this.key(identity)} ${ownerUids.join(",")}`);
+    this.rewriteOwners(identity, (owners) => owners.filter((ref) => !ownerUids.includes(ref.uid)));
+  }
+
+  async unblockOwnerReferences(identity: ObjectIdentity): Promise<void> {
+    this.calls.push(`unblock ${this.key(identity)}`);
+    this.rewriteOwners(identity, (owners) => owners.map((ref) => ({ ...ref, blockOwnerDeletion: false })));
+  }
+
+  async removeFinalizer(identity: ObjectIdentity, finalizer: string): Promise<void> {
+    this.calls.push(`remove-finalizer ${this.key(identity)} ${finalizer}`);
+    const meta = this.stored(identity);
+    if (meta) this.put(identity.apiVersion, identity.kind, { ...meta, finalizers: (meta.finalizers ?? []).filter((f) => f !== finalizer) });
+  }
+
+  private rewriteOwners(identity: ObjectIdentity, rewrite: (owners: OwnerReference[]) => OwnerReference[]): void {
+    const meta = this.stored(identity);
+    if (meta) this.put(identity.apiVersion, identity.kind, { ...meta, ownerReferences: rewrite(meta.ownerReferences ?? []) });
+  }
+
+  private key(identity: ObjectIdentity): string {
+    return keyOf(identity.kind, this.isNamespaced(identity.apiVersion, identity.kind) ? identity.namespace : "", identity.name);
+  }
+}
+
+function keyOf(kind: string, namespace: string, name: string): string {
+  return namespace ? `${kind} ${namespace}/${name}` : `${kind} ${name}`;
+}
