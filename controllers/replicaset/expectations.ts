@@ -62,10 +62,4 @@ export class PodExpectations {
     this.expectations.delete(controllerKey);
     this.pendingDeletions.delete(controllerKey);
   }
-
-  /** The outstanding counts, for logs and debugging. */
-  pending(controllerKey: string): { creations: number; deletions: number } | undefined {
-    const expectation = this.expectations.get(controllerKey);
-    return expectation && { creations: expectation.creations, deletions: expectation.deletions };
-  }
 }

@@ -79,7 +79,7 @@ export function compareForDeletion(a: RankedPod, b: RankedPod, now: number): num
  */
 export function podDeletionCost(pod: Pod): number {
   const value = pod.metadata?.annotations?.[podDeletionCostAnnotation];
-  if (value === undefined || !/^(0|-?\d+|[1-9]\d*)$/.test(value) || /^0\d/.test(value)) return 0;
+  if (value === undefined || !/^(0|[1-9]\d*|-\d+)$/.test(value)) return 0;
   const cost = Number(value);
   return Number.isInteger(cost) && cost >= -(2 ** 31) && cost < 2 ** 31 ? cost : 0;
 }

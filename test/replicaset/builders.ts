@@ -75,7 +75,15 @@ export function pod(shape: PodShape): Pod {
   };
 }
 
-export function replicaSet(name: string, replicas: number, extra: { uid?: string; minReadySeconds?: number; generation?: number } = {}): ReplicaSet {
+export interface ReplicaSetShape {
+  uid?: string;
+  minReadySeconds?: number;
+  generation?: number;
+  /** matchLabels of the selector; default app=web. */
+  selector?: Record<string, string>;
+}
+
+export function replicaSet(name: string, replicas: number, extra: ReplicaSetShape = {}): ReplicaSet {
   return {
     apiVersion: "apps/v1",
     kind: "ReplicaSet",
@@ -83,7 +91,7 @@ export function replicaSet(name: string, replicas: number, extra: { uid?: string
     spec: {
       replicas,
       minReadySeconds: extra.minReadySeconds ?? 0,
-      selector: { matchLabels: { app: "web" } },
+      selector: { matchLabels: extra.selector ?? { app: "web" } },
       template: { metadata: { labels: { app: "web", tier: "front" } }, spec: { containers: [{ name: "app", image: "app" }] } },
     },
     status: { replicas: 0 },

@@ -2,10 +2,10 @@
 // binary, ReplicaSets driven through kubectl as a user drives them, Pod status written the way a
 // kubelet would write it, and a census of a ReplicaSet's Pods taken from an independent watch.
 import type { V1Pod, V1ReplicaSet } from "@kubernetes/client-node";
-import { stringify } from "yaml";
 import type { KubeClient } from "../../pkg/kube/client.ts";
 import { resources } from "../../pkg/kube/gvr.ts";
-import type { Wire } from "../../pkg/kube/objects.ts";
+import type { ResourceClient } from "../../pkg/kube/dynamic-client.ts";
+import type { ObjectList, Wire } from "../../pkg/kube/objects.ts";
 import { controllerRefOf } from "../../pkg/kube/owner-references.ts";
 import type { ControlPlane } from "../controlplane/control-plane.ts";
 import { ensureNamespace } from "../integration/informer-fixtures.ts";
@@ -35,8 +35,9 @@ export async function kubectl(controlPlane: ControlPlane, args: string[], stdin?
   return result.stdout;
 }
 
-export async function applyYaml(controlPlane: ControlPlane, objects: object[]): Promise<void> {
-  await kubectl(controlPlane, ["apply", "-f", "-"], objects.map((o) => stringify(o)).join("---\n"));
+/** `kubectl apply` of the objects, sent as one JSON List (no YAML 1.1 surprises such as `yes` turning boolean). */
+export async function apply(controlPlane: ControlPlane, objects: object[]): Promise<void> {
+  await kubectl(controlPlane, ["apply", "-f", "-"], JSON.stringify({ apiVersion: "v1", kind: "List", items: objects }));
 }
 
 export interface ReplicaSetSpec {
@@ -139,34 +140,34 @@ function rfc3339(ms: number): string {
 /**
  * Follows one ReplicaSet's Pods through its own watch, independent of kube-loom: how many exist
  * and are not being deleted right now, the most there ever were at once, and every creation
- * and deletion request that took effect.
+ * and deletion that took effect. The API server closes watches that fall behind, so it resumes
+ * from the last resourceVersion seen, like a reflector (a 410 fails it: counts would be incomplete).
  */
 export class PodCensus {
   private readonly live = new Set<string>();
   private readonly everCreated = new Set<string>();
   private readonly deletionsSeen = new Set<string>();
   private maxLive = 0;
+  private resourceVersion: string;
   private readonly stop = new AbortController();
   private readonly done: Promise<void>;
 
   private constructor(
+    private readonly pods: ResourceClient<Pod>,
     private readonly ownerUid: string,
-    events: AsyncIterable<{ type: string; object: unknown }>,
-    initial: Pod[],
+    initial: ObjectList<Pod>,
   ) {
-    for (const pod of initial) this.observe("ADDED", pod);
-    this.done = this.follow(events);
+    for (const pod of initial.items) this.observe("ADDED", pod);
+    this.resourceVersion = initial.metadata?.resourceVersion ?? "";
+    this.done = this.follow();
+    // Surfaces a failed census at close() rather than as an unhandled rejection.
+    this.done.catch(() => undefined);
   }
 
-  /** Starts watching the namespace's Pods from now on, counting those controlled by `rs`. */
+  /** Starts counting the Pods controlled by `rs`, from now on. */
   static async start(client: KubeClient, rs: ReplicaSet): Promise<PodCensus> {
     const pods = client.dynamic.resource<Pod>(resources.pods, rs.metadata?.namespace);
-    const list = await pods.list({});
-    const stop = new AbortController();
-    const events = await pods.watch({ resourceVersion: list.metadata?.resourceVersion ?? "", allowWatchBookmarks: true }, stop.signal);
-    const census = new PodCensus(rs.metadata?.uid ?? "", events, list.items);
-    census.stop.signal.addEventListener("abort", () => stop.abort(), { once: true });
-    return census;
+    return new PodCensus(pods, rs.metadata?.uid ?? "", await pods.list({}));
   }
 
   get liveCount(): number {
@@ -187,28 +188,24 @@ export class PodCensus {
     return this.deletionsSeen.size;
   }
 
-  /** Starts a new measurement window for the maximum. */
-  resetMax(): void {
-    this.maxLive = this.live.size;
-  }
-
+  /** Stops watching; throws if the census could not follow every event. */
   async close(): Promise<void> {
     this.stop.abort();
     await this.done;
   }
 
-  private async follow(events: AsyncIterable<{ type: string; object: unknown }>): Promise<void> {
-    try {
+  private async follow(): Promise<void> {
+    while (!this.stop.signal.aborted) {
+      const events = await this.pods.watch({ resourceVersion: this.resourceVersion, allowWatchBookmarks: true }, this.stop.signal);
       for await (const event of events) {
-        if (event.type === "ADDED" || event.type === "MODIFIED" || event.type === "DELETED") this.observe(event.type, event.object as Pod);
+        if (event.type === "ERROR") throw new Error(`census watch failed: ${event.object.message ?? event.object.reason}`);
+        this.resourceVersion = event.object.metadata?.resourceVersion ?? this.resourceVersion;
+        if (event.type !== "BOOKMARK") this.observe(event.type, event.object);
       }
-    } catch (err) {
-      if (!this.stop.signal.aborted) throw err;
     }
-    if (!this.stop.signal.aborted) throw new Error("the census watch ended early; counts would be incomplete");
   }
 
-  private observe(type: string, pod: Pod): void {
+  private observe(type: "ADDED" | "MODIFIED" | "DELETED", pod: Pod): void {
     if (controllerRefOf(pod)?.uid !== this.ownerUid) return;
     const uid = pod.metadata?.uid ?? "";
     if (type === "ADDED") this.everCreated.add(uid);

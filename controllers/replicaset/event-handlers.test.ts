@@ -1,0 +1,130 @@
+import { beforeEach, describe, expect, test } from "bun:test";
+import { FakeClock } from "../../pkg/clock/fake-clock.ts";
+import { DeletedFinalStateUnknown } from "../../pkg/informer/deltas.ts";
+import { namespaceIndex, namespaceIndexName } from "../../pkg/informer/index-funcs.ts";
+import { Indexer } from "../../pkg/informer/indexer.ts";
+import { Lister } from "../../pkg/informer/lister.ts";
+import { pod, replicaSet, type Pod, type ReplicaSet } from "../../test/replicaset/builders.ts";
+import { ReplicaSetEventHandlers, type ReplicaSetQueue } from "./event-handlers.ts";
+import { PodExpectations } from "./expectations.ts";
+
+class RecordingQueue implements ReplicaSetQueue {
+  added: string[] = [];
+  delayed: { key: string; delayMs: number }[] = [];
+  add(key: string): void {
+    this.added.push(key);
+  }
+  addAfter(key: string, delayMs: number): void {
+    this.delayed.push({ key, delayMs });
+  }
+}
+
+const web = replicaSet("web", 3);
+const api = replicaSet("api", 1, { selector: { tier: "front" } });
+let queue: RecordingQueue;
+let expectations: PodExpectations;
+let handlers: ReplicaSetEventHandlers;
+
+beforeEach(() => {
+  queue = new RecordingQueue();
+  expectations = new PodExpectations(new FakeClock());
+  const indexer = new Indexer<ReplicaSet>({ [namespaceIndexName]: namespaceIndex });
+  for (const rs of [web, api]) indexer.add(rs);
+  handlers = new ReplicaSetEventHandlers(queue, expectations, new Lister(indexer));
+});
+
+function updated(before: Pod, change: (pod: Pod) => Pod): Pod {
+  const after = change(structuredClone(before));
+  return { ...after, metadata: { ...after.metadata, resourceVersion: "2" } };
+}
+
+describe("Pod events", () => {
+  test("a Pod with a controller reference counts as an observed creation of its ReplicaSet", () => {
+    expectations.expectCreations("ns/web", 1);
+    handlers.podHandler.onAdd?.(pod({ name: "a", owner: web }), false);
+    expect(queue.added).toEqual(["ns/web"]);
+    expect(expectations.satisfied("ns/web")).toBe(true);
+  });
+
+  test("a Pod whose controller reference names an unknown UID or another kind concerns nobody", () => {
+    handlers.podHandler.onAdd?.(pod({ name: "a", owner: replicaSet("web", 1, { uid: "stale" }) }), false);
+    const foreign = pod({ name: "b", owner: web });
+    foreign.metadata?.ownerReferences?.forEach((ref) => (ref.kind = "StatefulSet"));
+    handlers.podHandler.onAdd?.(foreign, false);
+    expect(queue.added).toEqual([]);
+  });
+
+  test("an orphan wakes every ReplicaSet whose selector matches it, without observing a creation", () => {
+    expectations.expectCreations("ns/web", 1);
+    handlers.podHandler.onAdd?.(pod({ name: "a", labels: { app: "web", tier: "front" } }), false);
+    expect(queue.added.sort()).toEqual(["ns/api", "ns/web"]);
+    expect(expectations.satisfied("ns/web")).toBe(false);
+    handlers.podHandler.onAdd?.(pod({ name: "b", labels: {} }), false);
+    expect(queue.added).toHaveLength(2);
+  });
+
+  test("a Pod that first appears already being deleted counts as a deletion", () => {
+    expectations.expectDeletions("ns/web", ["ns/a"]);
+    handlers.podHandler.onAdd?.(pod({ name: "a", owner: web, deleting: true }), true);
+    expect(expectations.satisfied("ns/web")).toBe(true);
+  });
+
+  test("an update with an unchanged resourceVersion (a resync) is ignored", () => {
+    const same = pod({ name: "a", owner: web });
+    handlers.podHandler.onUpdate?.(same, same);
+    expect(queue.added).toEqual([]);
+  });
+
+  test("a deletionTimestamp counts as the deletion, once, even if the delete follows", () => {
+    expectations.expectDeletions("ns/web", ["ns/a", "ns/b"]);
+    const before = pod({ name: "a", owner: web });
+    const terminating = updated(before, (p) => ({ ...p, metadata: { ...p.metadata, deletionTimestamp: "2030-01-01T00:00:00Z" } }));
+    handlers.podHandler.onUpdate?.(before, terminating);
+    handlers.podHandler.onDelete?.(terminating);
+    expect(expectations.satisfied("ns/web")).toBe(false);
+    handlers.podHandler.onDelete?.(new DeletedFinalStateUnknown("ns/b", pod({ name: "b", owner: web })));
+    expect(expectations.satisfied("ns/web")).toBe(true);
+    expect(queue.added).toEqual(["ns/web", "ns/web", "ns/web"]);
+  });
+
+  test("a changed controller reference wakes the old and the new owner", () => {
+    const before = pod({ name: "a", owner: web });
+    const after = updated(pod({ name: "a", owner: api }), (p) => p);
+    handlers.podHandler.onUpdate?.(before, after);
+    expect(queue.added).toEqual(["ns/web", "ns/api"]);
+  });
+
+  test("a released Pod whose labels changed wakes the ReplicaSets that now select it", () => {
+    const before = pod({ name: "a", labels: { app: "old" } });
+    handlers.podHandler.onUpdate?.(before, updated(before, (p) => ({ ...p, metadata: { ...p.metadata, labels: { tier: "front" } } })));
+    expect(queue.added).toEqual(["ns/api"]);
+  });
+
+  test("a Pod turning ready under minReadySeconds is looked at again once it should be available", () => {
+    const slow = replicaSet("slow", 1, { minReadySeconds: 10 });
+    const indexer = new Indexer<ReplicaSet>({ [namespaceIndexName]: namespaceIndex });
+    indexer.add(slow);
+    handlers = new ReplicaSetEventHandlers(queue, expectations, new Lister(indexer));
+    const before = pod({ name: "a", owner: slow });
+    handlers.podHandler.onUpdate?.(before, updated(pod({ name: "a", owner: slow, readyFor: 0 }), (p) => p));
+    expect(queue.added).toEqual(["ns/slow"]);
+    expect(queue.delayed).toEqual([{ key: "ns/slow", delayMs: 11_000 }]);
+  });
+});
+
+describe("ReplicaSet events", () => {
+  test("adds and updates enqueue the ReplicaSet", () => {
+    handlers.replicaSetHandler.onAdd?.(web, true);
+    handlers.replicaSetHandler.onUpdate?.(web, web);
+    expect(queue.added).toEqual(["ns/web", "ns/web"]);
+  });
+
+  test("a delete, or a re-create seen as an update with a new UID, forgets the expectations", () => {
+    expectations.expectCreations("ns/web", 5);
+    handlers.replicaSetHandler.onUpdate?.(web, replicaSet("web", 3, { uid: "recreated" }));
+    expect(expectations.satisfied("ns/web")).toBe(true);
+    expectations.expectCreations("ns/web", 5);
+    handlers.replicaSetHandler.onDelete?.(new DeletedFinalStateUnknown("ns/web", web));
+    expect(expectations.satisfied("ns/web")).toBe(true);
+  });
+});

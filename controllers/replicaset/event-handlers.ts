@@ -1,0 +1,150 @@
+// Turns ReplicaSet and Pod informer events into ReplicaSet keys on the workqueue, and into the
+// creations and deletions the expectations wait for. A Pod belongs to the ReplicaSet its controller
+// ownerReference names; an orphan concerns every ReplicaSet whose selector matches it.
+import type { V1Pod, V1ReplicaSet } from "@kubernetes/client-node";
+import { finalStateOf, type DeletedFinalStateUnknown } from "../../pkg/informer/deltas.ts";
+import type { ResourceEventHandler } from "../../pkg/informer/event-handler.ts";
+import { metaNamespaceKeyFunc } from "../../pkg/informer/keys.ts";
+import type { Lister } from "../../pkg/informer/lister.ts";
+import type { OwnerReference, Wire } from "../../pkg/kube/objects.ts";
+import { controllerRefOf } from "../../pkg/kube/owner-references.ts";
+import { selectorFromLabelSelector } from "../../pkg/labels/selector.ts";
+import type { RateLimitingQueue } from "../../pkg/workqueue/rate-limiting-queue.ts";
+import type { PodExpectations } from "./expectations.ts";
+import { replicaSetKind } from "./pod-control.ts";
+import { isPodReady, podKey } from "./pod-state.ts";
+
+type Pod = Wire<V1Pod>;
+type ReplicaSet = Wire<V1ReplicaSet>;
+
+/** Where the handlers put ReplicaSet keys: the controller's workqueue. */
+export type ReplicaSetQueue = Pick<RateLimitingQueue<string>, "add" | "addAfter">;
+
+export class ReplicaSetEventHandlers {
+  constructor(
+    private readonly queue: ReplicaSetQueue,
+    private readonly expectations: PodExpectations,
+    private readonly replicaSets: Lister<ReplicaSet>,
+  ) {}
+
+  readonly replicaSetHandler: ResourceEventHandler<ReplicaSet> = {
+    onAdd: (rs) => this.queue.add(metaNamespaceKeyFunc(rs)),
+    onUpdate: (oldRs, newRs) => {
+      // A delete and re-create under the same name can arrive as one update.
+      if (oldRs.metadata?.uid !== newRs.metadata?.uid) this.replicaSetDeleted(oldRs);
+      // Every update (status writes and resyncs included) syncs: a ReplicaSet whose creations failed gets retried.
+      this.queue.add(metaNamespaceKeyFunc(newRs));
+    },
+    onDelete: (deleted) => this.replicaSetDeleted(finalStateOf(deleted)),
+  };
+
+  readonly podHandler: ResourceEventHandler<Pod> = {
+    onAdd: (pod) => this.podAdded(pod),
+    onUpdate: (oldPod, newPod) => this.podUpdated(oldPod, newPod),
+    onDelete: (deleted) => this.podDeleted(deleted),
+  };
+
+  private replicaSetDeleted(rs: ReplicaSet): void {
+    const key = metaNamespaceKeyFunc(rs);
+    this.expectations.delete(key);
+    this.queue.add(key);
+  }
+
+  private podAdded(pod: Pod): void {
+    // After a restart a Pod may first appear already being deleted: that is no creation.
+    if (pod.metadata?.deletionTimestamp) return this.podDeleted(pod);
+    const ref = controllerRefOf(pod);
+    if (ref) {
+      const rs = this.resolveControllerRef(pod, ref);
+      if (!rs) return;
+      const key = metaNamespaceKeyFunc(rs);
+      this.expectations.creationObserved(key);
+      this.queue.add(key);
+      return;
+    }
+    // An orphan: no ReplicaSet waits for it, but any that selects it may adopt it.
+    for (const rs of this.replicaSetsSelecting(pod)) this.queue.add(metaNamespaceKeyFunc(rs));
+  }
+
+  private podUpdated(oldPod: Pod, newPod: Pod): void {
+    // Resyncs redeliver the cached Pod; two real versions never share a resourceVersion.
+    if (oldPod.metadata?.resourceVersion === newPod.metadata?.resourceVersion) return;
+    const labelsChanged = !sameLabels(oldPod.metadata?.labels, newPod.metadata?.labels);
+    if (newPod.metadata?.deletionTimestamp) {
+      // A graceful deletion started: replace the Pod now rather than when it is finally gone.
+      this.podDeleted(newPod);
+      if (labelsChanged) this.podDeleted(oldPod);
+      return;
+    }
+    const oldRef = controllerRefOf(oldPod);
+    const newRef = controllerRefOf(newPod);
+    const refChanged = !sameOwnerRef(oldRef, newRef);
+    if (refChanged && oldRef) {
+      const previousOwner = this.resolveControllerRef(oldPod, oldRef);
+      if (previousOwner) this.queue.add(metaNamespaceKeyFunc(previousOwner));
+    }
+    if (newRef) {
+      const rs = this.resolveControllerRef(newPod, newRef);
+      if (!rs) return;
+      const key = metaNamespaceKeyFunc(rs);
+      this.queue.add(key);
+      // Nothing announces that a ready Pod became available, so look again once it should have.
+      const minReadySeconds = rs.spec?.minReadySeconds ?? 0;
+      if (minReadySeconds > 0 && !isPodReady(oldPod) && isPodReady(newPod)) this.queue.addAfter(key, (minReadySeconds + 1) * 1000);
+      return;
+    }
+    if (labelsChanged || refChanged) {
+      for (const rs of this.replicaSetsSelecting(newPod)) this.queue.add(metaNamespaceKeyFunc(rs));
+    }
+  }
+
+  private podDeleted(deleted: Pod | DeletedFinalStateUnknown<Pod>): void {
+    // A tombstone's Pod may be stale; a label change it missed waits for the next resync.
+    const pod = finalStateOf(deleted);
+    const ref = controllerRefOf(pod);
+    if (!ref) return;
+    const rs = this.resolveControllerRef(pod, ref);
+    if (!rs) return;
+    const key = metaNamespaceKeyFunc(rs);
+    this.expectations.deletionObserved(key, podKey(pod));
+    this.queue.add(key);
+  }
+
+  /** The cached ReplicaSet a controller reference points to: same name and UID, or none. */
+  private resolveControllerRef(pod: Pod, ref: OwnerReference): ReplicaSet | undefined {
+    if (ref.kind !== replicaSetKind) return undefined;
+    const rs = this.replicaSets.namespace(pod.metadata?.namespace ?? "").get(ref.name);
+    return rs?.metadata?.uid === ref.uid ? rs : undefined;
+  }
+
+  /** ReplicaSets in the Pod's namespace whose selector matches it; an empty or invalid selector matches nothing. */
+  private replicaSetsSelecting(pod: Pod): ReplicaSet[] {
+    const labels = pod.metadata?.labels;
+    if (!labels || Object.keys(labels).length === 0) return [];
+    return this.replicaSets.namespace(pod.metadata?.namespace ?? "").list().filter((rs) => {
+      try {
+        const selector = selectorFromLabelSelector(rs.spec?.selector);
+        return selector.requirements.length > 0 && selector.matches(labels);
+      } catch {
+        return false;
+      }
+    });
+  }
+}
+
+function sameLabels(a: Record<string, string> | undefined, b: Record<string, string> | undefined): boolean {
+  const [entriesA, entriesB] = [Object.entries(a ?? {}), Object.entries(b ?? {})];
+  return entriesA.length === entriesB.length && entriesA.every(([key, value]) => b?.[key] === value);
+}
+
+function sameOwnerRef(a: OwnerReference | undefined, b: OwnerReference | undefined): boolean {
+  if (!a || !b) return a === b;
+  return (
+    a.apiVersion === b.apiVersion &&
+    a.kind === b.kind &&
+    a.name === b.name &&
+    a.uid === b.uid &&
+    a.controller === b.controller &&
+    a.blockOwnerDeletion === b.blockOwnerDeletion
+  );
+}

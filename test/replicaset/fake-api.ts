@@ -1,0 +1,95 @@
+// An in-memory API server for the replicaset controller's unit tests: Pods and ReplicaSets behind
+// a `fetch` for the controller's client and FakeListerWatchers for its informers. Its Pod watch can
+// lag: writes take effect at once but reach watchers only when the test releases them, which is
+// exactly the stale cache the expectations must protect against.
+import { createKubeClient, type KubeClient } from "../../pkg/kube/client.ts";
+import type { ClientConfig } from "../../pkg/kube/client-config.ts";
+import { FakeListerWatcher } from "../support/fake-lister-watcher.ts";
+import type { Pod, ReplicaSet } from "./builders.ts";
+
+export interface FakeRequest {
+  method: string;
+  path: string;
+}
+
+export class FakeReplicaSetApi {
+  readonly pods = new FakeListerWatcher<Pod>();
+  readonly replicaSets = new FakeListerWatcher<ReplicaSet>();
+  readonly requests: FakeRequest[] = [];
+  /** While true, Pod writes are held back from watchers until `releasePodEvents`. */
+  lagPodEvents = false;
+  private readonly heldBack: (() => void)[] = [];
+  /** Pods as the server stores them, ahead of the watchers while events lag. */
+  private readonly storedPods = new Map<string, Pod>();
+  private nextPod = 0;
+
+  /** A client whose requests this fake answers. */
+  client(): Promise<KubeClient> {
+    const config: ClientConfig = { server: "https://fake.test", tls: {}, authenticate: async () => ({}), namespace: "default", source: "fake" };
+    return createKubeClient(config, { qps: 0, burst: 0, timeoutMs: 30_000, fetch: (url, init) => this.fetch(url, init) });
+  }
+
+  /** Delivers every held-back Pod event, in order. */
+  releasePodEvents(): void {
+    for (const deliver of this.heldBack.splice(0)) deliver();
+  }
+
+  /** Pods the server holds (what a quorum read would return). */
+  get podCount(): number {
+    return this.storedPods.size;
+  }
+
+  count(method: string, pathPattern: RegExp): number {
+    return this.requests.filter((request) => request.method === method && pathPattern.test(request.path)).length;
+  }
+
+  private async fetch(url: string, init: RequestInit): Promise<Response> {
+    const method = init.method ?? "GET";
+    const path = new URL(url).pathname;
+    this.requests.push({ method, path });
+    const body = init.body ? (JSON.parse(String(init.body)) as Record<string, unknown>) : undefined;
+    const pods = /^\/api\/v1\/namespaces\/([^/]+)\/pods(?:\/([^/]+))?$/.exec(path);
+    const replicaSet = /^\/apis\/apps\/v1\/namespaces\/([^/]+)\/replicasets\/([^/]+)(\/status)?$/.exec(path);
+    if (pods && method === "POST" && body) return this.createPod(pods[1] ?? "", body as Pod);
+    if (pods && method === "DELETE" && pods[2]) return this.deletePod(`${pods[1]}/${pods[2]}`);
+    if (replicaSet && method === "GET") {
+      const stored = (await this.replicaSets.list({})).items.find((rs) => rs.metadata?.name === replicaSet[2]);
+      return stored ? json(200, stored) : status(404, "NotFound");
+    }
+    if (replicaSet && method === "PUT" && replicaSet[3] && body) return json(200, this.replicaSets.update(body as ReplicaSet));
+    return status(405, "MethodNotAllowed");
+  }
+
+  private createPod(namespace: string, pod: Pod): Response {
+    const name = `${pod.metadata?.generateName ?? ""}${(this.nextPod++).toString(36).padStart(5, "0")}`;
+    const stored: Pod = {
+      ...pod,
+      metadata: { ...pod.metadata, name, namespace, uid: `uid-${name}`, creationTimestamp: new Date().toISOString().replace(/\.\d{3}Z$/, "Z") },
+    };
+    const key = `${namespace}/${name}`;
+    this.storedPods.set(key, stored);
+    this.deliver(() => this.pods.create(stored));
+    return json(201, stored);
+  }
+
+  private deletePod(key: string): Response {
+    const stored = this.storedPods.get(key);
+    if (!stored) return status(404, "NotFound");
+    this.storedPods.delete(key);
+    this.deliver(() => this.pods.delete(key));
+    return json(200, stored);
+  }
+
+  private deliver(event: () => void): void {
+    if (this.lagPodEvents) this.heldBack.push(event);
+    else event();
+  }
+}
+
+function json(code: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), { status: code, headers: { "Content-Type": "application/json" } });
+}
+
+function status(code: number, reason: string): Response {
+  return json(code, { kind: "Status", apiVersion: "v1", status: "Failure", reason, code, message: reason });
+}
