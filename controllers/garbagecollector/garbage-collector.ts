@@ -9,21 +9,17 @@
 //
 // The graph follows the informers from start-up, leader or not; the workers and the 30 s
 // discovery refresh run only while leading.
-import type { Registry } from "prom-client";
 import { type Clock, realClock } from "../../pkg/clock/clock.ts";
-import type { ReconcileMetrics } from "../../pkg/controller/reconcile-metrics.ts";
 import { ReconcileRunner } from "../../pkg/controller/reconcile-runner.ts";
 import type { Reconciler } from "../../pkg/controller/reconciler.ts";
 import type { EventType } from "../../pkg/events/event.ts";
-import type { EventRecorder } from "../../pkg/events/recorder.ts";
-import type { SharedInformerFactory } from "../../pkg/informer/factory.ts";
 import type { KubeClient } from "../../pkg/kube/client.ts";
 import type { PreferredResources } from "../../pkg/kube/discovery.ts";
 import { apiVersionOf } from "../../pkg/kube/gvr.ts";
 import type { Logger } from "../../pkg/log/logger.ts";
+import type { ControllerContext } from "../../pkg/manager/controller-descriptor.ts";
 import type { HealthCheck } from "../../pkg/server/health.ts";
 import type { DebugRoute } from "../../pkg/server/http-app.ts";
-import type { WorkqueueMetricsProvider } from "../../pkg/workqueue/metrics.ts";
 import { defaultControllerRateLimiter } from "../../pkg/workqueue/rate-limiters.ts";
 import { RateLimitingQueue } from "../../pkg/workqueue/rate-limiting-queue.ts";
 import { AbsentOwnerCache } from "./absent-owner-cache.ts";
@@ -42,15 +38,10 @@ import { RestMapper } from "./rest-mapper.ts";
 const resourceRefreshPeriodMs = 30_000;
 const monitorSyncPollMs = 100;
 
-export interface GarbageCollectorOptions {
+export interface GarbageCollectorOptions
+  extends Pick<ControllerContext, "informers" | "events" | "logger" | "metrics" | "workqueueMetrics" | "reconcileMetrics"> {
   /** The garbage collector's own client (kube-controller-manager gives it twice the QPS). */
   client: KubeClient;
-  informers: SharedInformerFactory;
-  events: EventRecorder;
-  logger: Logger;
-  metrics: Registry;
-  workqueueMetrics: WorkqueueMetricsProvider;
-  reconcileMetrics: ReconcileMetrics;
   /** Workers per queue (--concurrent-gc-syncs). */
   workers: number;
   /** Names the controller in health checks, metrics and debug routes. */

@@ -7,6 +7,7 @@ import type { ResourceClient } from "../../pkg/kube/dynamic-client.ts";
 import type { Wire } from "../../pkg/kube/objects.ts";
 import { failureMessage } from "./pod-control.ts";
 import { isPodAvailable, isPodReady } from "./pod-state.ts";
+import { formatTime } from "../../pkg/kube/micro-time.ts";
 
 type Pod = Wire<V1Pod>;
 type ReplicaSet = Wire<V1ReplicaSet>;
@@ -75,7 +76,7 @@ function failureConditions(
       status: "True",
       reason,
       message: failureMessage(manageError),
-      lastTransitionTime: rfc3339Seconds(now),
+      lastTransitionTime: formatTime(now),
     };
     return [...(conditions ?? []), failure];
   }
@@ -149,9 +150,4 @@ export class TerminatingReplicasSupport {
     this.dropped = true;
     return true;
   }
-}
-
-/** metav1.Time's wire form: RFC 3339 in UTC, whole seconds. */
-function rfc3339Seconds(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
