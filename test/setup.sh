@@ -5,22 +5,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-apt_packages=(openssl ca-certificates prometheus)
+# openssl: the test PKI. prometheus: promtool checks /metrics. neutron-server and
+# mariadb-server: the real OpenStack Neutron API the network controller's tests run
+# (test/network/neutron-server.ts).
+apt_packages=(openssl ca-certificates prometheus neutron-server mariadb-server)
 missing=()
 for p in "${apt_packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing Debian packages: ${missing[*]}" >&2
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
-# The network controller's tests run a real OpenStack Neutron API (test/network/neutron-server.ts):
-# Debian's neutron-server and MariaDB. Debconf is told not to configure anything, and no service
-# may start while installing (a policy-rc.d that refuses, unless the machine already has one).
-neutron_packages=(neutron-server mariadb-server)
-missing=()
-for p in "${neutron_packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "setup: installing Debian packages for the Neutron test server: ${missing[*]}" >&2
+  # Debconf configures nothing, and no service may start while installing: the tests start
+  # their own servers (a policy-rc.d that refuses, unless the machine already has one).
   debconf-set-selections <<'PRESEED'
 neutron-common neutron/configure_db boolean false
 neutron-common neutron/configure_rabbit boolean false
