@@ -256,7 +256,7 @@ describe("LeaderElector", () => {
     await b.finished;
   });
 
-  test("nudge() cuts a standby's wait short: told of a release, it takes over at once", async () => {
+  test("observe(): a watched release makes a waiting standby take over at once", async () => {
     const store = new FakeLeaseStore();
     const a = startCandidate(store, "a", { releaseOnCancel: true });
     await elapse(100, a.clock);
@@ -265,10 +265,36 @@ describe("LeaderElector", () => {
     a.cancel.abort();
     await a.finished;
 
-    b.elector.nudge();
+    b.elector.observe(store.lease?.record as LeaderElectionRecord);
     const waited = await elapseUntil(() => b.elector.isLeader(), 30_000, a.clock, b.clock);
     // One test step, not a retry period: the attempt ran as soon as the wait was cut.
     expect(waited).toBeLessThanOrEqual(100);
+    b.cancel.abort();
+    await b.finished;
+  });
+
+  test("observe(): renewals seen by a watch restart the countdown; takeover comes leaseDuration after the last one", async () => {
+    const store = new FakeLeaseStore();
+    const a = startCandidate(store, "a");
+    await elapse(100, a.clock);
+    const b = startCandidate(store, "b");
+    // Every renewal of a reaches b at once, as through a watch.
+    let lastRenewalSeen = 0;
+    const feed = setInterval(() => {
+      const record = store.lease?.record;
+      if (record && record.holderIdentity === "a" && record.renewTime !== lastRenewalSeen) {
+        lastRenewalSeen = record.renewTime;
+        b.elector.observe(record);
+      }
+    }, 0);
+    await elapse(10_000, a.clock, b.clock);
+    a.cancel.abort();
+    await a.finished;
+    const lastRenewalAt = b.elector.observedTime;
+    await elapseUntil(() => b.elector.isLeader(), 30_000, a.clock, b.clock);
+    clearInterval(feed);
+    expect(b.clock.now()).toBeGreaterThanOrEqual(lastRenewalAt + timing.leaseDurationMs);
+    expect(b.clock.now()).toBeLessThanOrEqual(lastRenewalAt + timing.leaseDurationMs + 100);
     b.cancel.abort();
     await b.finished;
   });

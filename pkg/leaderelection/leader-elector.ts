@@ -7,7 +7,7 @@
 import { type Clock, realClock } from "../clock/clock.ts";
 import { isConflict } from "../kube/errors.ts";
 import { type Logger, silentLogger } from "../log/logger.ts";
-import type { LeaderElectionRecord, LeaseLock, ObservedLeaderElectionRecord } from "./lease-lock.ts";
+import { type LeaderElectionRecord, type LeaseLock, type ObservedLeaderElectionRecord, rawLeaderElectionRecord } from "./lease-lock.ts";
 import { type LeaderElectionMetrics, noopLeaderElectionMetrics } from "./metrics.ts";
 
 /** client-go's JitterFactor: acquire attempts wait retryPeriod plus up to 120 % of it, so candidates spread out. */
@@ -64,7 +64,7 @@ export class LeaderElector {
   private observedAt = 0;
   // Lags observedRecord.holderIdentity until the change has been reported to onNewLeader.
   private reportedLeader = "";
-  /** Aborted by nudge() to end the current acquire wait early. */
+  /** Aborted by observe() to end the current acquire wait early. */
   private wakeUp: AbortController | undefined;
 
   constructor(config: LeaderElectorConfig) {
@@ -146,11 +146,19 @@ export class LeaderElector {
   }
 
   /**
-   * Cuts a candidate's wait short, e.g. when a watch shows the holder released the lease:
-   * the standby then takes over at once instead of up to 2.2 retry periods later.
+   * Feeds a candidate the Lease as a watch saw it, between its own polls. A renewal seen
+   * within milliseconds restarts the expiry countdown from (nearly) the holder's real
+   * renewal, so a dead leader is replaced within the lease duration of its last renewal, not
+   * of a poll up to 2.2 retry periods later; a released lease (no holder) is taken at once.
    */
-  nudge(): void {
-    this.wakeUp?.abort();
+  observe(record: LeaderElectionRecord): void {
+    if (this.isLeader()) return;
+    const raw = rawLeaderElectionRecord(record);
+    if (raw === this.observedRaw) return;
+    this.setObservedRecord(record);
+    this.observedRaw = raw;
+    this.maybeReportTransition();
+    if (record.holderIdentity === "") this.wakeUp?.abort();
   }
 
   /** Renews every retryPeriod until a renewal misses its deadline or `signal` aborts. */

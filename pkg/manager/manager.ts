@@ -10,7 +10,7 @@ import { createKubeClient, type KubeClient } from "../kube/client.ts";
 import { LeaderElectionHealthCheck } from "../leaderelection/healthz-adaptor.ts";
 import { leaderElectionIdentity } from "../leaderelection/identity.ts";
 import { LeaderElector } from "../leaderelection/leader-elector.ts";
-import { KubeLeaseLock } from "../leaderelection/lease-lock.ts";
+import { KubeLeaseLock, type LeaderElectionRecord, recordFromLeaseSpec, type WireLeaseSpec } from "../leaderelection/lease-lock.ts";
 import type { Logger } from "../log/logger.ts";
 import { PrometheusLeaderElectionMetrics } from "../metrics/leader-election-metrics.ts";
 import { createMetricsRegistry } from "../metrics/registry.ts";
@@ -127,8 +127,8 @@ export class Manager {
       },
     });
     const controllers = await this.createControllers(context);
-    const leaseReleased = new EventTarget();
-    if (options.leaderElection.enabled) this.watchLeaseReleases(informers, leaseReleased);
+    const leaseChanges = new EventTarget();
+    if (options.leaderElection.enabled) this.watchLease(informers, leaseChanges);
 
     const informersStop = new AbortController();
     cleanup.push(async () => informersStop.abort());
@@ -145,18 +145,17 @@ export class Manager {
     if (!options.leaderElection.enabled) {
       return this.runWithoutLeaderElection(run, terminate);
     }
-    return this.runWithLeaderElection(client, identity, recorder, run, terminate, leaseReleased);
+    return this.runWithLeaderElection(client, identity, recorder, run, terminate, leaseChanges);
   }
 
-  /** Fires "released" when the Lease's holder is cleared, so a standby can take over at once. */
-  private watchLeaseReleases(informers: SharedInformerFactory, released: EventTarget): void {
+  /** Passes every version of the Lease a watch sees to `changes` (a standby's elector observes them). */
+  private watchLease(informers: SharedInformerFactory, changes: EventTarget): void {
     const { resourceNamespace, resourceName } = this.options.leaderElection;
     const { informer } = informers.leases({ namespace: resourceNamespace, fieldSelector: `metadata.name=${resourceName}` });
-    informer.addEventHandler({
-      onUpdate: (_old, lease) => {
-        if (!lease.spec?.holderIdentity) released.dispatchEvent(new Event("released"));
-      },
-    });
+    const publish = (lease: { spec?: WireLeaseSpec }) => {
+      changes.dispatchEvent(new CustomEvent("lease", { detail: recordFromLeaseSpec(lease.spec) }));
+    };
+    informer.addEventHandler({ onAdd: publish, onUpdate: (_old, lease) => publish(lease) });
   }
 
   private async createControllers(context: ControllerContext): Promise<Map<string, RunningController>> {
@@ -214,7 +213,7 @@ export class Manager {
     recorder: ControllerContext["events"],
     run: (stop: AbortSignal, abort: AbortSignal) => Promise<void>,
     terminate: AbortSignal,
-    leaseReleased: EventTarget,
+    leaseChanges: EventTarget,
   ): Promise<ExitReason> {
     const { leaderElection } = this.options;
     const registry = this.endpoints.metrics;
@@ -258,7 +257,7 @@ export class Manager {
       },
     });
     health.setLeaderElection(elector);
-    leaseReleased.addEventListener("released", () => elector.nudge());
+    leaseChanges.addEventListener("lease", (event) => elector.observe((event as CustomEvent<LeaderElectionRecord>).detail));
     const electorDone = elector.run(electorStop.signal);
 
     const reason = await Promise.race([lost, abortedSignal(terminate).then(() => "terminated" as const)]);
