@@ -34,6 +34,7 @@ export type ExitReason = "terminated" | "leadership-lost";
 export class Manager {
   private readonly endpoints: HttpEndpoints;
   private server: RunningServer | undefined;
+  private cachesSynced = false;
 
   constructor(
     private readonly options: Options,
@@ -47,6 +48,13 @@ export class Manager {
       metrics: createMetricsRegistry(),
       debugRoutes: [],
     };
+    // Not ready from the first request on: the server answers before the API server is even reached.
+    this.endpoints.readyz.add({
+      name: "informer-sync",
+      check: () => {
+        if (!this.cachesSynced) throw new Error("informer caches not synced yet");
+      },
+    });
   }
 
   /** The HTTP server's address once it is up. */
@@ -118,14 +126,6 @@ export class Manager {
       values: options.values,
       identity,
     };
-    // Registered before the controllers are built: some (the garbage collector) call the API server in create.
-    let synced = false;
-    this.endpoints.readyz.add({
-      name: "informer-sync",
-      check: () => {
-        if (!synced) throw new Error("informer caches not synced yet");
-      },
-    });
     const controllers = await this.createControllers(context);
     const leaseChanges = new EventTarget();
     if (options.leaderElection.enabled) this.watchLease(informers, leaseChanges);
@@ -134,11 +134,11 @@ export class Manager {
     cleanup.push(async () => informersStop.abort());
     informers.start(informersStop.signal);
     const cachesSynced = informers.waitForCacheSync(terminate, cacheSyncTimeoutMs).then((result) => {
-      synced = result.synced;
+      this.cachesSynced = result.synced;
       if (result.synced) logger.info("informer caches synced");
       else logger.warn({ unsynced: result.unsynced }, "informer caches did not sync in time; starting anyway");
       // A late sync still makes the process ready.
-      if (!result.synced) void informers.waitForCacheSync(terminate).then((late) => (synced = late.synced));
+      if (!result.synced) void informers.waitForCacheSync(terminate).then((late) => (this.cachesSynced = late.synced));
     });
 
     const run = (stop: AbortSignal, abort: AbortSignal) => this.runControllers(controllers, cachesSynced, stop, abort);
