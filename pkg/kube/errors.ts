@@ -1,10 +1,12 @@
 // Errors from talking to the API server, typed so callers can branch on them
 // (isNotFound, isConflict, isGone, …) the way client-go's apierrors package allows.
+import { logWithoutStack } from "../log/logger.ts";
 import type { Status } from "./objects.ts";
 
 /** The API server answered with an HTTP error status; `status` is its metav1.Status body when it sent one. */
 export class ApiError extends Error {
   override readonly name = "ApiError";
+  readonly [logWithoutStack] = true;
   constructor(
     readonly code: number,
     readonly reason: string,
@@ -43,6 +45,7 @@ export class ApiError extends Error {
 /** The request never got an HTTP answer: DNS, TCP, TLS, timeout. */
 export class TransportError extends Error {
   override readonly name = "TransportError";
+  readonly [logWithoutStack] = true;
   constructor(
     message: string,
     readonly server: string,

@@ -4,6 +4,20 @@ import pino, { type Logger as PinoLogger } from "pino";
 import pretty from "pino-pretty";
 
 export type Logger = PinoLogger;
+
+/**
+ * Marks an error class whose message says everything (a failed API call, a refused
+ * connection): logs show its message and fields without a stack trace, which would only
+ * point into the client library. Anything else, a bug, keeps its stack.
+ */
+export const logWithoutStack = Symbol.for("kube-loom.logWithoutStack");
+
+function serializeError(err: unknown): unknown {
+  if (err instanceof Error && (err as { [logWithoutStack]?: boolean })[logWithoutStack]) {
+    return { type: err.name, message: err.message };
+  }
+  return pino.stdSerializers.err(err as Error);
+}
 export type LogFormat = "json" | "text";
 
 export interface LoggerOptions {
@@ -29,7 +43,7 @@ export function createLogger(options: LoggerOptions): Logger {
     options.format === "text"
       ? pretty({ destination, colorize: false, sync: true, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname", singleLine: true })
       : destination;
-  return pino({ level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime }, stream);
+  return pino({ level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime, serializers: { err: serializeError } }, stream);
 }
 
 /** A logger that drops everything: the default for library code and unit tests. */
