@@ -15,6 +15,8 @@ import { buildKubeLoom } from "../test/support/kube-loom-binary.ts";
 import type { KubeClient } from "../pkg/kube/client.ts";
 import { resources } from "../pkg/kube/gvr.ts";
 import type { KubeObject } from "../pkg/kube/objects.ts";
+import { waitUntil } from "../test/support/eventually.ts";
+import { printTable } from "./print-table.ts";
 
 const dependents = Number(process.argv[2] ?? 1000);
 const objects = Number(process.argv[3] ?? 50_000);
@@ -66,7 +68,7 @@ try {
   for (let round = 1; round <= rounds; round++) {
     for (const peer of peers) results.push(await measure(client, peer, round));
   }
-  printTable(results);
+  printResults(results);
 } finally {
   await controlPlane.stop();
 }
@@ -96,7 +98,7 @@ async function measure(client: KubeClient, peer: Peer, round: number): Promise<M
   const started = performance.now();
   const process = spawnDaemon(peer.command(controlPlane.kubeconfigPath), logPath);
   try {
-    await waitFor(() => peer.ready.test(readFileSync(logPath, "utf8")), `${peer.name} to sync (log ${logPath})`, 300_000);
+    await waitUntil(() => peer.ready.test(readFileSync(logPath, "utf8")), `${peer.name} to sync (log ${logPath})`, 300_000, 200);
     const syncSeconds = (performance.now() - started) / 1000;
     await Bun.sleep(5000);
     const rssMiB = residentMiB(process);
@@ -118,7 +120,7 @@ async function cascade(client: KubeClient, namespace: string): Promise<number> {
   await inParallel(names, 32, (name) => configMaps.create({ metadata: { name, ownerReferences: [ref] } }));
   const started = performance.now();
   await configMaps.delete("owner", { propagationPolicy: "Background" });
-  await waitFor(async () => (await count(client, namespace)) === 0, `the cascade in ${namespace}`, 600_000);
+  await waitUntil(async () => (await count(client, namespace)) === 0, `the cascade in ${namespace}`, 600_000, 200);
   return (performance.now() - started) / 1000;
 }
 
@@ -134,15 +136,7 @@ function residentMiB(process: DaemonProcess): number {
   return kib / 1024;
 }
 
-async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(200);
-  }
-}
-
-function printTable(results: Measurement[]): void {
+function printResults(results: Measurement[]): void {
   const mean = (peer: string, pick: (m: Measurement) => number) => {
     const values = results.filter((m) => m.peer === peer).map(pick);
     return values.reduce((a, b) => a + b, 0) / values.length;
@@ -164,6 +158,5 @@ function printTable(results: Measurement[]): void {
     ]);
   }
   console.log(`means over ${rounds} round(s), alternating; both collectors at 40 QPS (2 × --kube-api-qps 20)`);
-  const widths = header.map((_, i) => Math.max(...lines.map((l) => (l[i] ?? "").length)));
-  for (const line of lines) console.log(line.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  "));
+  printTable(lines);
 }

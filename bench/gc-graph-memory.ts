@@ -6,6 +6,7 @@
 import { AbsentOwnerCache } from "../controllers/garbagecollector/absent-owner-cache.ts";
 import { GraphBuilder } from "../controllers/garbagecollector/graph-builder.ts";
 import type { KubeObject } from "../pkg/kube/objects.ts";
+import { printTable } from "./print-table.ts";
 
 const objects = Number(process.argv[2] ?? 50_000);
 const dependentsPerOwner = 9;
@@ -71,7 +72,6 @@ const rows = [
   ["process total", mib(withGraph.heap), mib(withGraph.rss), ""],
 ];
 console.log(`${nodes} graph nodes (${owners.length} owners, ${dependents.length} dependents) built in ${buildMs.toFixed(0)} ms on ${Bun.version} (${process.arch})`);
-const widths = rows[0]?.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? "").length))) ?? [];
-for (const row of rows) console.log(row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  "));
+printTable(rows);
 // Keep everything alive until measured.
 if (owners.length + dependents.length !== nodes) throw new Error(`expected ${owners.length + dependents.length} nodes, got ${nodes}`);

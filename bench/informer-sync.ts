@@ -4,6 +4,7 @@
 //   bun bench/informer-sync.ts [sizes, default 10000,50000]
 import { ControlPlane } from "../test/controlplane/control-plane.ts";
 import { createConfigMaps, ensureNamespace, fastClient } from "../test/integration/informer-fixtures.ts";
+import { printTable } from "./print-table.ts";
 
 const sizes = (process.argv[2] ?? "10000,50000").split(",").map(Number);
 const variants = ["kube-loom", "kube-loom-metadata", "client-node"] as const;
@@ -34,7 +35,7 @@ try {
     }
     rows.push({ size, results });
   }
-  printTable(rows);
+  printResults(rows);
 } finally {
   await controlPlane.stop();
 }
@@ -69,7 +70,7 @@ subjects: [{ kind: ServiceAccount, name: bench, namespace: default }]
   return cp.writeKubeconfig({ token });
 }
 
-function printTable(rows: { size: number; results: Measurement[] }[]): void {
+function printResults(rows: { size: number; results: Measurement[] }[]): void {
   const header = ["objects", "informer", "sync s", "RSS MiB", "heap MiB", "sync vs client-node", "RSS vs client-node"];
   const lines = [header];
   for (const { size, results } of rows) {
@@ -86,6 +87,5 @@ function printTable(rows: { size: number; results: Measurement[] }[]): void {
       ]);
     }
   }
-  const widths = header.map((_, i) => Math.max(...lines.map((l) => (l[i] ?? "").length)));
-  for (const line of lines) console.log(line.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  "));
+  printTable(lines);
 }

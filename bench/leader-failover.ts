@@ -11,6 +11,8 @@ import type { KubeObject } from "../pkg/kube/objects.ts";
 import { fastClient } from "../test/integration/informer-fixtures.ts";
 import { buildKubeLoom } from "../test/support/kube-loom-binary.ts";
 import { freeLoopbackPorts } from "../test/controlplane/free-ports.ts";
+import { waitUntil } from "../test/support/eventually.ts";
+import { printTable } from "./print-table.ts";
 
 const tries = Number(process.argv[2] ?? 10);
 const binaries = await ensureBinaries({ withControllerManager: true });
@@ -35,28 +37,25 @@ async function holder(lease: string): Promise<string> {
   return leases.get(lease).then((l) => l.spec?.holderIdentity ?? "", () => "");
 }
 
-async function until(condition: () => Promise<boolean>, timeoutMs = 90_000, intervalMs = 25): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error("timed out");
-    await Bun.sleep(intervalMs);
-  }
-}
-
 async function failover(system: System, stop: Stop, attempt: number): Promise<number> {
   const lease = `bench-${system === "kube-loom" ? "loom" : "kcm"}-${stop.toLowerCase()}-${attempt}`;
   const leader = await startInstance(system, lease);
-  await until(async () => (await holder(lease)) !== "");
+  await waitUntil(async () => (await holder(lease)) !== "", `a holder of ${lease}`, 90_000, 25);
   const first = await holder(lease);
   const standby = await startInstance(system, lease);
   // Let the standby start, sync and observe the lease a few times.
   await Bun.sleep(5_000);
   const stoppedAt = Date.now();
   leader.kill(stop);
-  await until(async () => {
-    const current = await holder(lease);
-    return current !== "" && current !== first;
-  });
+  await waitUntil(
+    async () => {
+      const current = await holder(lease);
+      return current !== "" && current !== first;
+    },
+    `a new holder of ${lease}`,
+    90_000,
+    25,
+  );
   const takeover = Date.now() - stoppedAt;
   standby.kill("SIGKILL");
   await Promise.all([leader.exited, standby.exited]);
@@ -97,6 +96,5 @@ for (const stop of stops) {
     ]);
   }
 }
-const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length))) ?? [];
-for (const row of rows) console.log(row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  "));
+printTable(rows);
 console.log(`lease duration 15s, renew deadline 10s, retry period 2s; log folder ${join(controlPlane.dir)}`);

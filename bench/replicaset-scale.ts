@@ -12,6 +12,7 @@ import { spawnDaemon, stopDaemon } from "../test/controlplane/daemon-process.ts"
 import { fastClient } from "../test/integration/informer-fixtures.ts";
 import { apply, createNamespace, kubectl, PodCensus, replicaSetManifest, waitForStatus } from "../test/replicaset/replicaset-fixture.ts";
 import { buildKubeLoom } from "../test/support/kube-loom-binary.ts";
+import { printTable } from "./print-table.ts";
 
 const replicas = Number(process.argv[2] ?? 1000);
 const rounds = Number(process.argv[3] ?? 1);
@@ -71,7 +72,7 @@ try {
       for (const peer of peers) results.push(await measure(client, peer, limits, round));
     }
   }
-  printTable(results);
+  printResults(results);
 } finally {
   await controlPlane.stop();
 }
@@ -104,7 +105,7 @@ async function measure(client: KubeClient, peer: Peer, limits: Limits, round: nu
   }
 }
 
-function printTable(results: Measurement[]): void {
+function printResults(results: Measurement[]): void {
   const mean = (peer: string, limits: string, pick: (m: Measurement) => number) => {
     const values = results.filter((m) => m.peer === peer && m.limits === limits).map(pick);
     return values.reduce((a, b) => a + b, 0) / values.length;
@@ -129,6 +130,5 @@ function printTable(results: Measurement[]): void {
     }
   }
   console.log(`means over ${rounds} round(s); time from kubectl scale until status.replicas matches (lower is better)`);
-  const widths = header.map((_, i) => Math.max(...lines.map((l) => (l[i] ?? "").length)));
-  for (const line of lines) console.log(line.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  "));
+  printTable(lines);
 }
