@@ -179,9 +179,9 @@ export class GarbageCollector {
   }
 
   private async waitFor(condition: () => boolean, timeoutMs: number, stop: AbortSignal): Promise<boolean> {
-    const deadline = this.clock.now() + timeoutMs;
+    const deadline = this.clock.monotonic() + timeoutMs;
     while (!condition()) {
-      if (stop.aborted || this.clock.now() >= deadline) return false;
+      if (stop.aborted || this.clock.monotonic() >= deadline) return false;
       await this.clock.sleep(monitorSyncPollMs, stop).catch(() => undefined);
     }
     return true;

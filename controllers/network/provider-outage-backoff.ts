@@ -44,7 +44,7 @@ export class ProviderOutageBackoff {
   admit(key: string): Admission {
     const outage = this.outage;
     if (!outage) return { admitted: true };
-    const now = this.clock.now();
+    const now = this.clock.monotonic();
     if (outage.probe === undefined && now >= outage.retryAt) {
       outage.probe = key;
       this.parked.delete(key);
@@ -66,7 +66,7 @@ export class ProviderOutageBackoff {
 
   /** The provider could not be reached; returns how long `key` should wait. */
   failed(key: string, message: string): number {
-    const now = this.clock.now();
+    const now = this.clock.monotonic();
     const outage = this.outage;
     this.parked.add(key);
     // A call admitted before the outage began, failing now, is no new evidence.

@@ -28,19 +28,19 @@ export class PodExpectations {
     const expectation = this.expectations.get(controllerKey);
     if (!expectation) return true;
     if (expectation.creations <= 0 && expectation.deletions <= 0) return true;
-    return this.clock.now() - expectation.setAt > this.timeoutMs;
+    return this.clock.monotonic() - expectation.setAt > this.timeoutMs;
   }
 
   /** Replaces the ReplicaSet's expectations with `count` creations. */
   expectCreations(controllerKey: string, count: number): void {
-    this.expectations.set(controllerKey, { creations: count, deletions: 0, setAt: this.clock.now() });
+    this.expectations.set(controllerKey, { creations: count, deletions: 0, setAt: this.clock.monotonic() });
   }
 
   /** Replaces the ReplicaSet's expectations with the deletion of exactly these Pods. */
   expectDeletions(controllerKey: string, podKeys: readonly string[]): void {
     const keys = new Set(podKeys);
     this.pendingDeletions.set(controllerKey, keys);
-    this.expectations.set(controllerKey, { creations: 0, deletions: keys.size, setAt: this.clock.now() });
+    this.expectations.set(controllerKey, { creations: 0, deletions: keys.size, setAt: this.clock.monotonic() });
   }
 
   /** A Pod of the ReplicaSet appeared, or a creation will never happen (failed or skipped). */

@@ -1,12 +1,19 @@
 // Time as a dependency, so queues, backoffs and leader election can be tested without waiting.
+//
+// Two readings: `now()` is the wall clock, for timestamps that end up in objects; `monotonic()`
+// never jumps when NTP or an operator steps the wall clock, so every interval, deadline and
+// expiry is measured on it (a stepped wall clock must neither expire a live lease nor stall a
+// rate limiter).
 
 export interface Timer {
   cancel(): void;
 }
 
 export interface Clock {
-  /** Milliseconds since the epoch (wall clock). */
+  /** Milliseconds since the epoch (wall clock): only for timestamps written into objects. */
   now(): number;
+  /** Milliseconds from an arbitrary origin that only moves forward: for intervals and deadlines. */
+  monotonic(): number;
   /** Runs `fn` after `ms` milliseconds unless cancelled. */
   setTimer(ms: number, fn: () => void): Timer;
   /** Resolves after `ms`, or rejects with the signal's reason once it aborts. */
@@ -18,6 +25,7 @@ const maxTimeoutMs = 2 ** 31 - 1;
 
 export const realClock: Clock = {
   now: () => Date.now(),
+  monotonic: () => performance.now(),
   setTimer(ms, fn) {
     let handle: ReturnType<typeof setTimeout>;
     const arm = (remaining: number) => {

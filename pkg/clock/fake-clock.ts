@@ -1,4 +1,5 @@
-// A clock that moves only when a test says so. Timers fire in due order during `advance`.
+// A clock that moves only when a test says so. Timers fire in due order during `advance`;
+// `stepWall` moves the wall clock alone, as NTP or an operator would.
 import { type Clock, type Timer, sleepOn } from "./clock.ts";
 
 interface Pending {
@@ -9,16 +10,28 @@ interface Pending {
 }
 
 export class FakeClock implements Clock {
-  private current: number;
+  /** Monotonic time; timers are due on it. */
+  private current = 0;
+  /** Wall clock minus monotonic time. */
+  private wallOffset: number;
   private seq = 0;
   private pending: Pending[] = [];
 
   constructor(start = 1_700_000_000_000) {
-    this.current = start;
+    this.wallOffset = start;
   }
 
   now(): number {
+    return this.current + this.wallOffset;
+  }
+
+  monotonic(): number {
     return this.current;
+  }
+
+  /** Steps the wall clock by `ms` (negative: back) without moving monotonic time or firing timers. */
+  stepWall(ms: number): void {
+    this.wallOffset += ms;
   }
 
   setTimer(ms: number, fn: () => void): Timer {

@@ -63,7 +63,7 @@ export class ReconcileRunner<K> {
       name: this.options.name,
       check: () => {
         if (this.state === "crashed") throw new Error("workers crashed");
-        const now = this.clock.now();
+        const now = this.clock.monotonic();
         for (const { key, since } of this.inFlight.values()) {
           if (now - since > this.wedgedAfterMs) {
             throw new Error(`reconcile of ${String(key)} running for ${Math.round((now - since) / 1000)}s`);
@@ -83,7 +83,7 @@ export class ReconcileRunner<K> {
         queue.done(next.item);
         return;
       }
-      this.inFlight.set(id, { key: next.item, since: this.clock.now() });
+      this.inFlight.set(id, { key: next.item, since: this.clock.monotonic() });
       this.metrics.setActiveWorkers(this.options.name, this.inFlight.size);
       try {
         await this.reconcileOne(next.item, abort);
@@ -97,8 +97,8 @@ export class ReconcileRunner<K> {
 
   private async reconcileOne(key: K, abort: AbortSignal): Promise<void> {
     const { queue, reconciler, logger, name } = this.options;
-    const started = this.clock.now();
-    const seconds = () => (this.clock.now() - started) / 1000;
+    const started = this.clock.monotonic();
+    const seconds = () => (this.clock.monotonic() - started) / 1000;
     try {
       const result = await reconciler.reconcile(key, abort);
       if (result && result.requeueAfterMs > 0) {

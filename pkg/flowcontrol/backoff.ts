@@ -42,7 +42,7 @@ export class ExponentialBackoff {
 
   /** Records a failure and returns how long to wait before the next attempt. */
   next(): number {
-    const now = this.clock.now();
+    const now = this.clock.monotonic();
     if (this.lastFailureAt === undefined || now - this.lastFailureAt > this.resetAfterMs) this.currentMs = this.initialMs;
     this.lastFailureAt = now;
     const base = this.currentMs;

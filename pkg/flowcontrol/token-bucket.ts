@@ -4,7 +4,7 @@
 import { type Clock, type Timer, realClock } from "../clock/clock.ts";
 
 interface Waiter {
-  /** When its token is due (ms since the epoch). */
+  /** When its token is due (on the monotonic clock). */
   dueAt: number;
   /** Order of its reservation among all reservations. */
   seq: number;
@@ -31,7 +31,7 @@ export class TokenBucket {
   ) {
     if (qps > 0 && !(burst >= 1)) throw new RangeError(`token bucket burst must be at least 1, got ${burst}`);
     this.tokens = burst;
-    this.updatedAt = clock.now();
+    this.updatedAt = clock.monotonic();
   }
 
   private get unlimited(): boolean {
@@ -70,7 +70,7 @@ export class TokenBucket {
         reject(signal?.reason);
       };
       const waiter: Waiter = {
-        dueAt: this.clock.now() + delay,
+        dueAt: this.clock.monotonic() + delay,
         seq,
         resolve,
         stopListening: () => signal?.removeEventListener("abort", onAbort),
@@ -90,7 +90,7 @@ export class TokenBucket {
   }
 
   private refill(): void {
-    const now = this.clock.now();
+    const now = this.clock.monotonic();
     // A clock that stepped back earns nothing rather than taking tokens away.
     const elapsed = Math.max(0, now - this.updatedAt);
     this.tokens = Math.min(this.burst, this.tokens + (elapsed * this.qps) / 1000);
@@ -117,11 +117,11 @@ export class TokenBucket {
     this.wakeUp?.cancel();
     this.wakeUp = undefined;
     const next = this.waiters[0];
-    if (next) this.wakeUp = this.clock.setTimer(next.dueAt - this.clock.now(), () => this.releaseDue());
+    if (next) this.wakeUp = this.clock.setTimer(next.dueAt - this.clock.monotonic(), () => this.releaseDue());
   }
 
   private releaseDue(): void {
-    const now = this.clock.now();
+    const now = this.clock.monotonic();
     for (let head = this.waiters[0]; head && head.dueAt <= now; head = this.waiters[0]) {
       this.waiters.shift();
       head.stopListening();

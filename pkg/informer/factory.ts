@@ -119,10 +119,10 @@ export class SharedInformerFactory {
 
   /** Waits until every requested informer has synced, `signal` aborts, or `timeoutMs` passes. */
   async waitForCacheSync(signal: AbortSignal, timeoutMs?: number): Promise<CacheSyncResult> {
-    const deadline = timeoutMs === undefined ? Number.POSITIVE_INFINITY : this.clock.now() + timeoutMs;
+    const deadline = timeoutMs === undefined ? Number.POSITIVE_INFINITY : this.clock.monotonic() + timeoutMs;
     for (;;) {
       const unsynced = [...this.entries.values()].filter((e) => !e.shared.informer.hasSynced()).map((e) => e.description);
-      const remainingMs = deadline - this.clock.now();
+      const remainingMs = deadline - this.clock.monotonic();
       if (unsynced.length === 0 || signal.aborted || remainingMs <= 0) return { synced: unsynced.length === 0, unsynced };
       await this.clock.sleep(Math.min(syncPollMs, remainingMs), signal).catch(() => undefined);
     }

@@ -67,6 +67,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
   private readonly onError: ((err: unknown) => void) | undefined;
   private readonly stats: ReflectorCounters = { lists: 0, watches: 0, relists: 0, errors: 0, idleWatchAborts: 0 };
   private watchList: boolean;
+  private lastFailure: unknown;
   private resourceVersion = "";
   private synced = false;
   private listNeeded = true;
@@ -100,6 +101,11 @@ export class Reflector<T extends KubeObject = KubeObject> {
   /** True once a first full list reached the store. */
   hasSynced(): boolean {
     return this.synced;
+  }
+
+  /** The last list or watch failure since the store was last filled; undefined when there was none. */
+  get lastError(): unknown {
+    return this.lastFailure;
   }
 
   /** False once a streaming list failed and the reflector fell back to LIST. */
@@ -157,7 +163,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
       : undefined;
     // Objects of a streaming list, collected until the bookmark that ends the initial events.
     let initial = streaming ? new Map<string, T>() : undefined;
-    const startedAt = this.clock.now();
+    const startedAt = this.clock.monotonic();
     let events = 0;
     try {
       this.stats.watches++;
@@ -189,7 +195,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
     if (abandoned) throw abandoned;
     if (signal.aborted) return;
     if (initial) throw new WatchListUnsupportedError(`${this.name}: streaming list ended before its initial-events-end bookmark`);
-    if (events === 0 && this.clock.now() - startedAt < veryShortWatchMs) {
+    if (events === 0 && this.clock.monotonic() - startedAt < veryShortWatchMs) {
       throw new VeryShortWatchError(`${this.name}: watch closed within ${veryShortWatchMs} ms without any event`);
     }
     this.logger.debug({ events, resourceVersion: this.resourceVersion }, "watch ended; re-watching");
@@ -232,6 +238,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
 
   private replaceStore(items: T[], resourceVersion: string): void {
     this.store.replace(items, resourceVersion);
+    this.lastFailure = undefined;
     this.resourceVersion = resourceVersion;
     this.synced = true;
     this.listNeeded = false;
@@ -264,6 +271,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
 
   private report(err: unknown): void {
     this.stats.errors++;
+    this.lastFailure = err;
     if (err instanceof WatchIdleError) this.stats.idleWatchAborts++;
     const level = isTooManyRequests(err) ? "info" : "warn";
     this.logger[level]({ err, resourceVersion: this.resourceVersion, listing: this.listNeeded }, "list/watch failed; retrying");

@@ -107,7 +107,7 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     if (this.state === "stopped") throw new Error(`informer ${this.name} has stopped; handler not added`);
     const requested = options.resyncPeriodMs ?? this.defaultResyncMs;
     const resyncPeriodMs = requested > 0 ? Math.max(requested, minimumResyncPeriodMs) : 0;
-    const listener = new ProcessorListener<T>(handler, resyncPeriodMs, this.clock.now(), (err, notification) =>
+    const listener = new ProcessorListener<T>(handler, resyncPeriodMs, this.clock.monotonic(), (err, notification) =>
       this.handlerFailed(err, notification),
     );
     if (this.state === "running") {
@@ -140,6 +140,11 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
   /** True once the first list is in the cache and every handler has handled its part of it. */
   hasSynced(): boolean {
     return this.queue.hasSynced() && [...this.listeners].every((listener) => listener.initialEventsHandled());
+  }
+
+  /** Why the informer has not (re)filled its cache yet: the last list or watch failure since it last did. */
+  get lastListError(): unknown {
+    return this.reflector.lastError;
   }
 
   get lastSyncResourceVersion(): string {
@@ -231,7 +236,7 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
   }
 
   private resyncCheck(): void {
-    const now = this.clock.now();
+    const now = this.clock.monotonic();
     this.resyncingListeners = new Set([...this.listeners].filter((listener) => listener.claimResync(now)));
     if (this.resyncingListeners.size > 0) this.queue.resync();
   }

@@ -4,6 +4,8 @@
 // expired once it has not changed for leaseDuration as measured locally since this process
 // last saw it change. That tolerates any clock skew between nodes (not skew *rate*), and
 // like client-go it does not fence: for a short while two processes may both believe they lead.
+// "Measured locally" means on the monotonic clock: a stepped wall clock moves nothing here;
+// the wall clock only fills the Lease's acquireTime and renewTime for people to read.
 import { type Clock, realClock } from "../clock/clock.ts";
 import { isConflict } from "../kube/errors.ts";
 import { type Logger, silentLogger } from "../log/logger.ts";
@@ -87,7 +89,7 @@ export class LeaderElector {
     return this.observedRecord.holderIdentity;
   }
 
-  /** Local time (epoch ms) at which the record was last seen to change or was last written by this process. */
+  /** Monotonic time at which the record was last seen to change or was last written by this process. */
   get observedTime(): number {
     return this.observedAt;
   }
@@ -120,7 +122,7 @@ export class LeaderElector {
   check(toleranceMs: number): void {
     // A standby candidate is healthy whatever the lease does.
     if (!this.isLeader()) return;
-    if (this.clock.now() - this.observedAt > this.config.leaseDurationMs + toleranceMs) {
+    if (this.clock.monotonic() - this.observedAt > this.config.leaseDurationMs + toleranceMs) {
       throw new Error(`failed election to renew leadership on lease ${this.config.name}`);
     }
   }
@@ -197,6 +199,7 @@ export class LeaderElector {
    */
   private async tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
     const now = this.clock.now();
+    const at = this.clock.monotonic();
     const desired: LeaderElectionRecord = {
       holderIdentity: this.lock.identity,
       leaseDurationSeconds: Math.floor(this.config.leaseDurationMs / 1000),
@@ -206,7 +209,7 @@ export class LeaderElector {
     };
 
     // 1. Fast path: the leader writes over the Lease it wrote last, without reading it first.
-    if (this.isLeader() && this.isLeaseValid(now)) {
+    if (this.isLeader() && this.isLeaseValid(at)) {
       const renewal = { ...desired, acquireTime: this.observedRecord.acquireTime, leaseTransitions: this.observedRecord.leaseTransitions };
       try {
         await this.lock.update(renewal, signal);
@@ -241,7 +244,7 @@ export class LeaderElector {
       this.setObservedRecord(current.record);
       this.observedRaw = current.raw;
     }
-    if (current.record.holderIdentity !== "" && this.isLeaseValid(now) && !this.isLeader()) {
+    if (current.record.holderIdentity !== "" && this.isLeaseValid(at) && !this.isLeader()) {
       this.logger.debug({ holder: current.record.holderIdentity }, "lock is held by another candidate and has not yet expired");
       return false;
     }
@@ -316,17 +319,17 @@ export class LeaderElector {
   private acquireWaitMs(): number {
     const jitteredMs = this.config.retryPeriodMs * (1 + Math.random() * jitterFactor);
     if (this.observedRecord.holderIdentity === "" || this.isLeader()) return jitteredMs;
-    const untilExpiryMs = this.observedAt + this.observedRecord.leaseDurationSeconds * 1000 - this.clock.now();
+    const untilExpiryMs = this.observedAt + this.observedRecord.leaseDurationSeconds * 1000 - this.clock.monotonic();
     return Math.max(1, Math.min(jitteredMs, untilExpiryMs + 1));
   }
 
-  private isLeaseValid(now: number): boolean {
-    return this.observedAt + this.observedRecord.leaseDurationSeconds * 1000 > now;
+  private isLeaseValid(monotonicNow: number): boolean {
+    return this.observedAt + this.observedRecord.leaseDurationSeconds * 1000 > monotonicNow;
   }
 
   private setObservedRecord(record: LeaderElectionRecord): void {
     this.observedRecord = record;
-    this.observedAt = this.clock.now();
+    this.observedAt = this.clock.monotonic();
   }
 
   private maybeReportTransition(): void {

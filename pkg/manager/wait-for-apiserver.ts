@@ -14,11 +14,11 @@ export async function waitForApiServer(
   options: { timeoutMs: number; logger: Logger; signal?: AbortSignal; clock?: Clock; intervalMs?: number },
 ): Promise<ServerVersion> {
   const clock = options.clock ?? realClock;
-  const deadline = clock.now() + options.timeoutMs;
+  const deadline = clock.monotonic() + options.timeoutMs;
   const interval = options.intervalMs ?? 1000;
   let lastProblem = "no answer yet";
   for (let attempt = 1; ; attempt++) {
-    const remaining = deadline - clock.now();
+    const remaining = deadline - clock.monotonic();
     try {
       const response = await client.rest.send({
         method: "GET",
@@ -36,7 +36,7 @@ export async function waitForApiServer(
     if (attempt === 1 || attempt % 10 === 0) {
       options.logger.info({ server: client.config.server, problem: lastProblem }, "waiting for the API server");
     }
-    if (clock.now() + interval > deadline) {
+    if (clock.monotonic() + interval > deadline) {
       throw new ApiServerUnavailableError(
         `API server ${client.config.server} not healthy after ${Math.round(options.timeoutMs / 1000)}s: ${lastProblem}`,
       );

@@ -25,7 +25,7 @@ export class DelayingQueue<T = string> extends WorkQueue<T> {
       this.add(item);
       return;
     }
-    this.waiting.schedule(item, this.clock.now() + delayMs);
+    this.waiting.schedule(item, this.clock.monotonic() + delayMs);
     this.armTimer();
   }
 
@@ -44,12 +44,12 @@ export class DelayingQueue<T = string> extends WorkQueue<T> {
     if (next === undefined || next >= this.timerDueAt) return;
     this.disarmTimer();
     this.timerDueAt = next;
-    this.timer = this.clock.setTimer(next - this.clock.now(), () => this.addReady());
+    this.timer = this.clock.setTimer(next - this.clock.monotonic(), () => this.addReady());
   }
 
   private addReady(): void {
     this.disarmTimer();
-    for (const item of this.waiting.popReady(this.clock.now())) this.add(item);
+    for (const item of this.waiting.popReady(this.clock.monotonic())) this.add(item);
     // Also covers a timer that fired a little early: the item is still waiting, so the timer is armed again.
     this.armTimer();
   }

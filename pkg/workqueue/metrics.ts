@@ -114,12 +114,12 @@ class ProviderQueueMetrics<T> implements QueueMetrics<T> {
   add(item: T): void {
     this.adds.inc();
     this.depth.inc();
-    if (!this.addTimes.has(item)) this.addTimes.set(item, this.clock.now());
+    if (!this.addTimes.has(item)) this.addTimes.set(item, this.clock.monotonic());
   }
 
   get(item: T): void {
     this.depth.dec();
-    this.processingStartTimes.set(item, this.clock.now());
+    this.processingStartTimes.set(item, this.clock.monotonic());
     const addedAt = this.addTimes.get(item);
     if (addedAt !== undefined) {
       this.latency.observe(this.secondsSince(addedAt));
@@ -173,6 +173,6 @@ class ProviderQueueMetrics<T> implements QueueMetrics<T> {
   }
 
   private secondsSince(start: number): number {
-    return (this.clock.now() - start) / 1000;
+    return (this.clock.monotonic() - start) / 1000;
   }
 }

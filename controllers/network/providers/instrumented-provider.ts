@@ -22,7 +22,7 @@ export function instrumentedNetworkProvider(provider: NetworkProvider, registry:
     registers: [registry],
   });
   return wrapNetworkProvider(provider.kind, async (operation, call) => {
-    const started = clock.now();
+    const started = clock.monotonic();
     let result: ProviderCallResult = "error";
     try {
       const value = await call(provider);
@@ -33,7 +33,7 @@ export function instrumentedNetworkProvider(provider: NetworkProvider, registry:
       throw err;
     } finally {
       calls.inc({ provider: provider.kind, operation, result });
-      duration.observe({ provider: provider.kind, operation }, (clock.now() - started) / 1000);
+      duration.observe({ provider: provider.kind, operation }, (clock.monotonic() - started) / 1000);
     }
   });
 }
