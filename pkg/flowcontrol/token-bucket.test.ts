@@ -51,6 +51,19 @@ describe("TokenBucket", () => {
     expect(served).toEqual(["a", "b", "c", "d"]);
   });
 
+  test("a wall clock stepped back neither stalls queued requests nor withholds tokens", async () => {
+    const clock = new FakeClock();
+    const bucket = new TokenBucket(10, 1, clock);
+    const { served } = takeAll(bucket, ["a", "b", "c"]);
+    await clock.advance(0);
+    clock.stepWall(-3_600_000);
+    await clock.advance(200);
+    expect(served).toEqual(["a", "b", "c"]);
+    clock.stepWall(3_600_000);
+    // Nor does a step forward hand out a burst of tokens.
+    expect([bucket.tryTake(), bucket.tryTake()]).toEqual([false, false]);
+  });
+
   test("a waiter that aborts gives its token back, moving later waiters up", async () => {
     const clock = new FakeClock();
     const bucket = new TokenBucket(10, 1, clock);

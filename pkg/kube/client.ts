@@ -52,9 +52,11 @@ export async function createKubeClient(config: ClientConfig, options: KubeClient
 /**
  * Another client over the same connection with its own rate limit, as kube-controller-manager
  * gives a controller its own client (the garbage collector's runs at twice --kube-api-qps).
+ * `component` is added to the user agent, so the API server's logs tell the clients apart.
  */
-export function withRateLimit(client: KubeClient, qps: number, burst: number): KubeClient {
-  return clientOver(client.config, client.rest.withThrottle(new TokenBucket(qps, burst)));
+export function withRateLimit(client: KubeClient, qps: number, burst: number, component?: string): KubeClient {
+  const agent = component === undefined ? undefined : userAgent(component);
+  return clientOver(client.config, client.rest.withThrottle(new TokenBucket(qps, burst), agent));
 }
 
 function clientOver(config: ClientConfig, rest: RestClient): KubeClient {

@@ -52,8 +52,8 @@ export class RestClient {
   }
 
   /** The same server, credentials and settings behind another rate limiter (client-go: one client per controller). */
-  withThrottle(throttle: RequestThrottle): RestClient {
-    return new RestClient({ ...this.options, throttle });
+  withThrottle(throttle: RequestThrottle, userAgent = this.options.userAgent): RestClient {
+    return new RestClient({ ...this.options, throttle, userAgent });
   }
 
   /** Sends a request and returns the parsed JSON body (undefined for an empty body). */

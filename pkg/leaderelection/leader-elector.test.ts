@@ -206,6 +206,31 @@ describe("LeaderElector", () => {
     },
   );
 
+  test("a wall clock stepped forward on a standby between observations does not expire a live lease; stepped back, it does not stall the leader", async () => {
+    const store = new FakeLeaseStore();
+    const a = startCandidate(store, "a");
+    await elapse(100, a.clock);
+    const b = startCandidate(store, "b");
+    let lastSeen: LeaderElectionRecord | undefined;
+    for (let step = 0; step < 600; step++) {
+      const record = store.lease?.record;
+      if (record && record !== lastSeen && record.renewTime !== lastSeen?.renewTime) {
+        // b sees each renewal through its watch, then NTP steps its wall clock forward.
+        lastSeen = record;
+        b.elector.observe(record);
+        b.clock.stepWall(20_000);
+        a.clock.stepWall(-20_000);
+      }
+      await elapse(100, a.clock, b.clock);
+      expect(b.elector.isLeader()).toBe(false);
+    }
+    expect(a.elector.isLeader()).toBe(true);
+    expect(b.seen.leading).toHaveLength(0);
+    expect(a.seen.leading[0]?.aborted).toBe(false);
+    for (const candidate of [a, b]) candidate.cancel.abort();
+    await Promise.all([a.finished, b.finished]);
+  });
+
   test("a renewal that fails once is retried within the deadline and leadership goes on", async () => {
     const store = new FakeLeaseStore();
     const a = startCandidate(store, "a");

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { createKubeClient } from "../kube/client.ts";
+import { createKubeClient, type KubeClient } from "../kube/client.ts";
 import type { ClientConfig } from "../kube/client-config.ts";
 import { isConflict } from "../kube/errors.ts";
 import { type LeaderElectionRecord, KubeLeaseLock, type WireLease, leaseSpecFromRecord, recordFromLeaseSpec } from "./lease-lock.ts";
@@ -43,10 +43,12 @@ function leaseServer() {
   return { fetch, received, touch };
 }
 
-async function lockOn(server: ReturnType<typeof leaseServer>): Promise<KubeLeaseLock> {
-  const config: ClientConfig = { server: "https://api.test", tls: {}, authenticate: async () => ({}), namespace: "default", source: "test" };
-  const client = await createKubeClient(config, { qps: 0, burst: 0, timeoutMs: 30_000, fetch: server.fetch });
-  return new KubeLeaseLock({ client, namespace: "kube-system", name: "kube-controller-manager", identity: "host_1", renewDeadlineMs: 10_000 });
+const testConfig: ClientConfig = { server: "https://api.test", tls: {}, authenticate: async () => ({}), namespace: "default", source: "test" };
+
+async function lockOn(server: ReturnType<typeof leaseServer>, limits = { qps: 0, burst: 0 }): Promise<{ lock: KubeLeaseLock; client: KubeClient }> {
+  const client = await createKubeClient(testConfig, { ...limits, timeoutMs: 30_000, fetch: server.fetch });
+  const lock = new KubeLeaseLock({ client, ...limits, namespace: "kube-system", name: "kube-controller-manager", identity: "host_1", renewDeadlineMs: 10_000 });
+  return { lock, client };
 }
 
 describe("Lease record mapping", () => {
@@ -74,7 +76,7 @@ describe("Lease record mapping", () => {
 describe("KubeLeaseLock", () => {
   test("creates a valid coordination.k8s.io/v1 Lease, reads it, and updates it by PUT with its resourceVersion", async () => {
     const server = leaseServer();
-    const lock = await lockOn(server);
+    const { lock } = await lockOn(server);
     expect(lock.describe()).toBe("kube-system/kube-controller-manager");
     expect(await lock.get()).toBeNull();
 
@@ -102,7 +104,7 @@ describe("KubeLeaseLock", () => {
 
   test("an update over a Lease someone else wrote meanwhile fails with a conflict", async () => {
     const server = leaseServer();
-    const lock = await lockOn(server);
+    const { lock } = await lockOn(server);
     await lock.create(record);
     server.touch();
     const error = await lock.update(record).catch((err: unknown) => err);
@@ -110,7 +112,29 @@ describe("KubeLeaseLock", () => {
   });
 
   test("an update before any read is refused", async () => {
-    const lock = await lockOn(leaseServer());
+    const { lock } = await lockOn(leaseServer());
     await expect(lock.update(record)).rejects.toThrow("lease kube-system/kube-controller-manager not initialized");
+  });
+
+  test("renewals have a rate limiter of their own: 150 requests queued on the main client do not delay them", async () => {
+    const server = leaseServer();
+    // --kube-api-qps/--kube-api-burst defaults: 150 requests wait about 6 s on the main limiter.
+    const { lock, client } = await lockOn(server, { qps: 20, burst: 30 });
+    let mainDone = 0;
+    const stop = new AbortController();
+    const queued = Array.from({ length: 150 }, () =>
+      client.rest.request({ method: "GET", path: "/api", signal: stop.signal }).then(
+        () => void mainDone++,
+        () => undefined,
+      ),
+    );
+    await lock.create(record);
+    await lock.get();
+    await lock.update({ ...record, renewTime: record.renewTime + 2_000 });
+    // The renewal went through while most of the queue still waits behind the main limiter.
+    expect(mainDone).toBeLessThan(100);
+    expect(server.received.filter((r) => r.path === leasePath).at(-1)?.method).toBe("PUT");
+    stop.abort();
+    await Promise.all(queued);
   });
 });

@@ -3,7 +3,7 @@
 // coordination.k8s.io/v1 Lease and keeps the object it read last, so every write is a PUT
 // guarded by that resourceVersion and a concurrent writer makes it fail with a 409 conflict.
 import type { V1Lease, V1LeaseSpec } from "@kubernetes/client-node";
-import type { KubeClient } from "../kube/client.ts";
+import { type KubeClient, withRateLimit } from "../kube/client.ts";
 import type { ResourceClient } from "../kube/dynamic-client.ts";
 import { isNotFound } from "../kube/errors.ts";
 import { apiVersionOf, resources } from "../kube/gvr.ts";
@@ -69,7 +69,11 @@ export function recordFromLeaseSpec(spec: WireLeaseSpec | undefined): LeaderElec
 }
 
 export interface KubeLeaseLockOptions {
+  /** The process's client; the lock takes its connection and credentials, never its rate limiter. */
   client: KubeClient;
+  /** The lock's own rate limit (kube-controller-manager gives its "leader-election" client --kube-api-qps/--kube-api-burst). */
+  qps: number;
+  burst: number;
   namespace: string;
   name: string;
   identity: string;
@@ -77,7 +81,10 @@ export interface KubeLeaseLockOptions {
   renewDeadlineMs: number;
 }
 
-/** A LeaseLock on the API server. */
+/**
+ * A LeaseLock on the API server. Its requests have a rate limiter of their own: a renewal queued
+ * behind the informers' relists or a burst of Events could miss its deadline and end leadership.
+ */
 export class KubeLeaseLock implements LeaseLock {
   readonly identity: string;
   private readonly namespace: string;
@@ -91,8 +98,8 @@ export class KubeLeaseLock implements LeaseLock {
     this.identity = options.identity;
     this.namespace = options.namespace;
     this.name = options.name;
-    this.client = options.client;
-    this.leases = options.client.dynamic.resource<WireLease>(resources.leases, options.namespace);
+    this.client = withRateLimit(options.client, options.qps, options.burst, "leader-election");
+    this.leases = this.client.dynamic.resource<WireLease>(resources.leases, options.namespace);
     this.requestTimeoutMs = Math.max(1000, options.renewDeadlineMs / 2);
   }
 
@@ -129,7 +136,7 @@ export class KubeLeaseLock implements LeaseLock {
     this.lease = await this.send({ method: "PUT", path: this.leases.itemPath(this.name), body: lease }, signal);
   }
 
-  // Sent through the shared RestClient rather than ResourceClient's create/update, which take
+  // Sent through the RestClient rather than ResourceClient's create/update, which take
   // neither a timeout nor a signal: a renewal must not outlive its deadline.
   private send(request: Omit<RestRequest, "timeoutMs" | "signal">, signal: AbortSignal | undefined): Promise<WireLease> {
     return this.client.rest.request<WireLease>({ ...request, timeoutMs: this.requestTimeoutMs, ...(signal ? { signal } : {}) });

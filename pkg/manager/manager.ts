@@ -215,7 +215,7 @@ export class Manager {
     terminate: AbortSignal,
     leaseChanges: EventTarget,
   ): Promise<ExitReason> {
-    const { leaderElection } = this.options;
+    const { leaderElection, connection } = this.options;
     const registry = this.endpoints.metrics;
     const health = new LeaderElectionHealthCheck(leaderElectionHealthToleranceMs);
     this.endpoints.healthz.add(health);
@@ -231,7 +231,14 @@ export class Manager {
     const lost = new Promise<"leadership-lost">((resolve) => (leadershipLost = () => resolve("leadership-lost")));
 
     const elector = new LeaderElector({
-      lock: new KubeLeaseLock({ client, ...lease, identity, renewDeadlineMs: leaderElection.renewDeadlineMs }),
+      lock: new KubeLeaseLock({
+        client,
+        qps: connection.qps,
+        burst: connection.burst,
+        ...lease,
+        identity,
+        renewDeadlineMs: leaderElection.renewDeadlineMs,
+      }),
       leaseDurationMs: leaderElection.leaseDurationMs,
       renewDeadlineMs: leaderElection.renewDeadlineMs,
       retryPeriodMs: leaderElection.retryPeriodMs,
