@@ -2,6 +2,7 @@
 // it, and applies controller-runtime's result rules. The workqueue guarantees that a key is
 // never reconciled by two workers at once.
 import { realClock, type Clock } from "../clock/clock.ts";
+import { errorMessage, isProgrammingError } from "../errors/expected-error.ts";
 import type { Logger } from "../log/logger.ts";
 import type { HealthCheck } from "../server/health.ts";
 import type { RateLimitingQueue } from "../workqueue/rate-limiting-queue.ts";
@@ -122,7 +123,7 @@ export class ReconcileRunner<K> {
         logger.error({ controller: name, key: String(key), err }, "reconcile threw unexpectedly; retrying with backoff");
       } else {
         logger.info(
-          { controller: name, key: String(key), err: err instanceof Error ? err.message : String(err), requeues: queue.numRequeues(key) },
+          { controller: name, key: String(key), err: errorMessage(err), requeues: queue.numRequeues(key) },
           "reconcile failed; retrying with backoff",
         );
       }
@@ -130,9 +131,4 @@ export class ReconcileRunner<K> {
       this.metrics.observe(name, "error", seconds());
     }
   }
-}
-
-/** The JavaScript counterpart of a Go panic: a bug, not a failed API call. */
-function isProgrammingError(err: unknown): boolean {
-  return err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError || !(err instanceof Error);
 }

@@ -65,6 +65,23 @@ describe("where the connection comes from", () => {
     expect(loadClientConfig({ kubeconfig: two, master: "https://override:8443" }).server).toBe("https://override:8443");
   });
 
+  test("--master with a kubeconfig that has no clusters or contexts uses the URL alone, as client-go does", async () => {
+    const empty = join(dir, "empty");
+    writeFileSync(empty, stringify({ apiVersion: "v1", kind: "Config", clusters: [], contexts: [], users: [] }));
+    const config = loadClientConfig({ kubeconfig: empty, master: "https://127.0.0.1:6443" });
+    expect(config.server).toBe("https://127.0.0.1:6443");
+    expect(await config.authenticate()).toEqual({});
+  });
+
+  test("a kubeconfig without a current context says so, and names the contexts it has", () => {
+    const noCurrent = kubeconfig("no-current", [{ name: "a", server: "https://a.example:6443" }], "");
+    expect(() => loadClientConfig({ kubeconfig: noCurrent })).toThrow(
+      `kubeconfig ${noCurrent} sets no current-context: pass --context (contexts: a) or run kubectl config use-context`,
+    );
+    const dangling = kubeconfig("dangling", [{ name: "a", server: "https://a.example:6443" }], "gone");
+    expect(() => loadClientConfig({ kubeconfig: dangling })).toThrow(`kubeconfig ${dangling}: current-context "gone" is not one of its contexts (contexts: a)`);
+  });
+
   test("bad input is a ClientConfigError naming what is wrong", () => {
     expect(() => loadClientConfig({ kubeconfig: join(dir, "nope") })).toThrow(`kubeconfig ${join(dir, "nope")} (--kubeconfig) not found`);
     expect(() => loadClientConfig({ kubeconfig: two, context: "c" })).toThrow(`context "c" not found in kubeconfig ${two} (contexts: a, b)`);

@@ -6,6 +6,7 @@ import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { KubeConfig, type Cluster, type User } from "@kubernetes/client-node";
 import { parse as parseYaml } from "yaml";
+import { errorMessage, ExpectedError } from "../errors/expected-error.ts";
 import type { TlsOptions } from "./transport.ts";
 
 /** Everything needed to reach and authenticate to one API server. */
@@ -32,7 +33,7 @@ export interface ClientConfigSources {
 }
 
 /** A user mistake in the connection settings; its message is meant to be shown as it is. */
-export class ClientConfigError extends Error {
+export class ClientConfigError extends ExpectedError {
   override readonly name = "ClientConfigError";
 }
 
@@ -52,31 +53,35 @@ export function loadClientConfig(sources: ClientConfigSources = {}): ClientConfi
 }
 
 function selectSource(sources: ClientConfigSources, env: Record<string, string | undefined>): ClientConfig {
-  if (sources.kubeconfig) return fromKubeconfigFile(sources.kubeconfig, "--kubeconfig", sources.context);
+  if (sources.kubeconfig) return fromKubeconfigFile(sources.kubeconfig, "--kubeconfig", sources);
   if (env.KUBECONFIG) {
     // Like kubectl, $KUBECONFIG may list several files; the first that exists is used.
     const path = env.KUBECONFIG.split(":").find((p) => p && existsSync(p));
     if (!path) throw new ClientConfigError(`kubeconfig from $KUBECONFIG not found: ${env.KUBECONFIG}`);
-    return fromKubeconfigFile(path, "$KUBECONFIG", sources.context);
+    return fromKubeconfigFile(path, "$KUBECONFIG", sources);
   }
   if (env.KUBERNETES_SERVICE_HOST && env.KUBERNETES_SERVICE_PORT) {
     return fromServiceAccount(env.KUBERNETES_SERVICE_HOST, env.KUBERNETES_SERVICE_PORT, sources.serviceAccountDir);
   }
   const home = join(sources.homeDir ?? homedir(), ".kube", "config");
-  if (existsSync(home)) return fromKubeconfigFile(home, "~/.kube/config", sources.context);
-  if (sources.master) return fromMasterOnly(sources.master);
+  if (existsSync(home)) return fromKubeconfigFile(home, "~/.kube/config", sources);
+  if (sources.master) return fromMasterOnly(sources.master, "--master only");
   throw new ClientConfigError(
     "no API server configured: give --kubeconfig or --master, set $KUBECONFIG, create ~/.kube/config, or run in a pod",
   );
 }
 
-function fromKubeconfigFile(path: string, origin: string, context: string | undefined): ClientConfig {
+/**
+ * With --master, the kubeconfig only contributes what its current context has (client-go's
+ * override): one without clusters or contexts leaves the URL alone, with no credentials.
+ */
+function fromKubeconfigFile(path: string, origin: string, { context, master }: Pick<ClientConfigSources, "context" | "master">): ClientConfig {
   if (!existsSync(path)) throw new ClientConfigError(`kubeconfig ${path} (${origin}) not found`);
   const kc = new KubeConfig();
   try {
     kc.loadFromFile(path);
   } catch (err) {
-    throw new ClientConfigError(`cannot read kubeconfig ${path}: ${errorText(err)}`);
+    throw new ClientConfigError(`cannot read kubeconfig ${path}: ${errorMessage(err)}`);
   }
   if (context) {
     if (!kc.getContextObject(context)) {
@@ -85,18 +90,26 @@ function fromKubeconfigFile(path: string, origin: string, context: string | unde
     }
     kc.setCurrentContext(context);
   }
-  const contextName = kc.getCurrentContext();
+  // client-node reports a missing current-context as undefined or "".
+  const contextName: string = kc.getCurrentContext() || "";
+  const contextObject = contextName ? kc.getContextObject(contextName) : null;
+  const known = kc.getContexts().map((c) => c.name).join(", ") || "none";
+  if (master && !contextObject) return fromMasterOnly(master, `kubeconfig ${path} (no current context)`);
+  if (!contextName) {
+    throw new ClientConfigError(`kubeconfig ${path} sets no current-context: pass --context (contexts: ${known}) or run kubectl config use-context`);
+  }
+  if (!contextObject) throw new ClientConfigError(`kubeconfig ${path}: current-context "${contextName}" is not one of its contexts (contexts: ${known})`);
   const cluster = kc.getCurrentCluster();
   const user = kc.getCurrentUser();
-  if (!cluster) {
-    throw new ClientConfigError(`kubeconfig ${path}: context "${contextName}" has no cluster (is current-context set?)`);
+  if (!cluster && !master) {
+    throw new ClientConfigError(`kubeconfig ${path}: context "${contextName}" names cluster "${contextObject.cluster}", which the file does not define`);
   }
   const source = `kubeconfig ${path} (context "${contextName}")`;
   return {
-    server: cluster.server.replace(/\/+$/, ""),
-    tls: { ...clusterTls(cluster, path), ...userTls(user, path) },
+    server: (cluster?.server ?? master ?? "").replace(/\/+$/, ""),
+    tls: { ...(cluster ? clusterTls(cluster, path) : {}), ...userTls(user, path) },
     authenticate: userAuthenticator(kc, user, userTokenFile(path, user?.name)),
-    namespace: kc.getContextObject(contextName)?.namespace ?? "default",
+    namespace: contextObject.namespace ?? "default",
     source,
   };
 }
@@ -171,8 +184,8 @@ function fromServiceAccount(host: string, port: string, dir = defaultServiceAcco
   };
 }
 
-function fromMasterOnly(master: string): ClientConfig {
-  return { server: master, tls: {}, authenticate: async () => ({}), namespace: "default", source: "--master only" };
+function fromMasterOnly(master: string, source: string): ClientConfig {
+  return { server: master, tls: {}, authenticate: async () => ({}), namespace: "default", source };
 }
 
 /** The kubelet rotates projected tokens in place; re-read the file whenever it changes. */
@@ -194,7 +207,7 @@ function pem(file: string | undefined, base64Data: string | undefined, what: str
     try {
       return readFileSync(file, "utf8");
     } catch (err) {
-      throw new ClientConfigError(`cannot read ${what}: ${file}: ${errorText(err)}`);
+      throw new ClientConfigError(`cannot read ${what}: ${file}: ${errorMessage(err)}`);
     }
   }
   return base64Data ? Buffer.from(base64Data, "base64").toString("utf8") : undefined;
@@ -202,8 +215,4 @@ function pem(file: string | undefined, base64Data: string | undefined, what: str
 
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

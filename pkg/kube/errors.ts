@@ -1,12 +1,11 @@
 // Errors from talking to the API server, typed so callers can branch on them
 // (isNotFound, isConflict, isGone, …) the way client-go's apierrors package allows.
-import { logWithoutStack } from "../log/logger.ts";
+import { ExpectedError } from "../errors/expected-error.ts";
 import type { Status } from "./objects.ts";
 
 /** The API server answered with an HTTP error status; `status` is its metav1.Status body when it sent one. */
-export class ApiError extends Error {
+export class ApiError extends ExpectedError {
   override readonly name = "ApiError";
-  readonly [logWithoutStack] = true;
   constructor(
     readonly code: number,
     readonly reason: string,
@@ -43,9 +42,8 @@ export class ApiError extends Error {
 }
 
 /** The request never got an HTTP answer: DNS, TCP, TLS, timeout. */
-export class TransportError extends Error {
+export class TransportError extends ExpectedError {
   override readonly name = "TransportError";
-  readonly [logWithoutStack] = true;
   constructor(
     message: string,
     readonly server: string,

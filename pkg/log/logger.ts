@@ -2,22 +2,16 @@
 // `-v N` follows klog's convention: higher N, more detail.
 import pino, { type Logger as PinoLogger } from "pino";
 import pretty from "pino-pretty";
+import { isExpectedError } from "../errors/expected-error.ts";
 
 export type Logger = PinoLogger;
 
-/**
- * Marks an error class whose message says everything (a failed API call, a refused
- * connection): logs show its message and fields without a stack trace, which would only
- * point into the client library. Anything else, a bug, keeps its stack.
- */
-export const logWithoutStack = Symbol.for("kube-loom.logWithoutStack");
-
+/** Expected errors are logged by type and message alone; bugs keep their stack. */
 function serializeError(err: unknown): unknown {
-  if (err instanceof Error && (err as { [logWithoutStack]?: boolean })[logWithoutStack]) {
-    return { type: err.name, message: err.message };
-  }
+  if (isExpectedError(err)) return { type: err.name, message: err.message };
   return pino.stdSerializers.err(err as Error);
 }
+
 export type LogFormat = "json" | "text";
 
 export interface LoggerOptions {

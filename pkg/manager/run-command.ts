@@ -1,12 +1,11 @@
 // The whole command: parse the command line, run the manager, turn the outcome into an exit
 // code. Custom binaries that add their own controllers call this with their descriptor list.
-import { ClientConfigError } from "../kube/client-config.ts";
+import { isExpectedError } from "../errors/expected-error.ts";
 import { createLogger } from "../log/logger.ts";
 import { parseCommandLine } from "../options/parse-command-line.ts";
 import { UsageError } from "../options/usage-error.ts";
 import { version } from "../version.ts";
 import type { ControllerDescriptor } from "./controller-descriptor.ts";
-import { ApiServerUnavailableError } from "./wait-for-apiserver.ts";
 import { Manager } from "./manager.ts";
 
 /** Exit codes: 0 clean stop or --help, 1 runtime failure or lost lease, 2 usage error. */
@@ -33,19 +32,14 @@ export async function runCommand(argv: readonly string[], controllers: readonly 
     return reason === "terminated" ? 0 : 1;
   } catch (err) {
     if (terminate.signal.aborted) return 0;
-    if (err instanceof UsageError) {
-      // A controller found its flags inconsistent while being built: the same one line and exit code as a bad flag.
-      logger.error(err.message);
-      process.stderr.write(`kube-loom: ${err.message}\n`);
-      return 2;
-    }
-    if (err instanceof ClientConfigError || err instanceof ApiServerUnavailableError) {
-      // A setup problem, not a bug: one clear line, no stack trace.
-      logger.error(err.message);
-      process.stderr.write(`kube-loom: ${err.message}\n`);
+    if (!isExpectedError(err)) {
+      logger.fatal({ err }, "kube-loom failed");
       return 1;
     }
-    logger.fatal({ err }, "kube-loom failed");
-    return 1;
+    // An operator's or the cluster's problem, not a bug: one line that says what to do, no stack trace.
+    logger.error(err.message);
+    process.stderr.write(`kube-loom: ${err.message}\n`);
+    // A controller that finds its flags inconsistent while being built is a usage error like a bad flag.
+    return err instanceof UsageError ? 2 : 1;
   }
 }

@@ -4,8 +4,9 @@ import { realClock, type Clock } from "../clock/clock.ts";
 import type { KubeClient } from "../kube/client.ts";
 import type { ServerVersion } from "../kube/discovery.ts";
 import type { Logger } from "../log/logger.ts";
+import { ExpectedError } from "../errors/expected-error.ts";
 
-export class ApiServerUnavailableError extends Error {
+export class ApiServerUnavailableError extends ExpectedError {
   override readonly name = "ApiServerUnavailableError";
 }
 

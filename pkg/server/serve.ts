@@ -1,5 +1,6 @@
 // Serves a fetch handler (a Hono app) on whichever runtime kube-loom runs on.
 import { createServer } from "node:http";
+import { listenFailure } from "./serving-error.ts";
 
 export type FetchHandler = (request: Request) => Response | Promise<Response>;
 
@@ -22,7 +23,16 @@ interface DenoServeApi {
   ): { addr: { port: number }; shutdown(): Promise<void> };
 }
 
+/** Starts serving; a listen failure an operator can fix (port taken, unknown address) is a ServingError. */
 export async function serve(handler: FetchHandler, hostname: string, port: number): Promise<RunningServer> {
+  try {
+    return await listen(handler, hostname, port);
+  } catch (err) {
+    throw listenFailure(err, hostname, port);
+  }
+}
+
+async function listen(handler: FetchHandler, hostname: string, port: number): Promise<RunningServer> {
   if ("Bun" in globalThis) {
     const bun = (globalThis as unknown as { Bun: BunServeApi }).Bun;
     const server = bun.serve({ hostname, port, fetch: handler });

@@ -1,5 +1,8 @@
 // The compiled single executable, as an operator meets it.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { stringify as stringifyYaml } from "yaml";
 import { ControlPlane } from "../controlplane/control-plane.ts";
 import { waitUntil } from "../support/eventually.ts";
 import { buildKubeLoom, KubeLoomProcess } from "../support/kube-loom-binary.ts";
@@ -73,6 +76,51 @@ describe("kube-loom single executable", () => {
     expect(stderr).toContain("/nonexistent/kubeconfig");
     expect(stderr).not.toContain("    at ");
   });
+
+  // Operational failures at start-up: one line on stderr naming the thing and the fix, exit 1, no stack trace.
+  const expectOneLineFailure = (result: { code: number; stderr: string }, text: string) => {
+    expect(result.code).toBe(1);
+    const lines = result.stderr.trim().split("\n");
+    expect(lines.at(-1)).toContain(text);
+    expect(result.stderr).not.toContain("    at ");
+  };
+
+  test("a port already in use is one line naming the address, exit 1", async () => {
+    const holder = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("taken") });
+    try {
+      const result = await runBinary([`--kubeconfig=${controlPlane.kubeconfigPath}`, "--bind-address=127.0.0.1", `--port=${holder.port}`, "--log-format=text"]);
+      expectOneLineFailure(result, `kube-loom: cannot serve on 127.0.0.1:${holder.port}: the address is already in use`);
+    } finally {
+      await holder.stop(true);
+    }
+  });
+
+  test("an unreadable client certificate file is one line naming it, exit 1", async () => {
+    const kubeconfig = join(controlPlane.dir, "missing-cert.kubeconfig");
+    writeFileSync(
+      kubeconfig,
+      stringifyYaml({
+        apiVersion: "v1",
+        kind: "Config",
+        clusters: [{ name: "c", cluster: { server: controlPlane.server } }],
+        users: [{ name: "u", user: { "client-certificate": "/nonexistent/client.crt", "client-key": "/nonexistent/client.key" } }],
+        contexts: [{ name: "x", context: { cluster: "c", user: "u" } }],
+        "current-context": "x",
+      }),
+    );
+    const result = await runBinary([`--kubeconfig=${kubeconfig}`, "--port=0"]);
+    expectOneLineFailure(result, 'kube-loom: cannot read client-certificate of user "u"');
+    expect(result.stderr).toContain("/nonexistent/client.crt");
+  });
+
+  test("a kubeconfig without a current context works with --master, as client-go's does", async () => {
+    const kubeconfig = join(controlPlane.dir, "empty.kubeconfig");
+    writeFileSync(kubeconfig, stringifyYaml({ apiVersion: "v1", kind: "Config", clusters: [], contexts: [], users: [] }));
+    const result = await runBinary([`--kubeconfig=${kubeconfig}`, "--master=https://127.0.0.1:1", "--apiserver-wait-timeout=1s", "--port=0"]);
+    // It got as far as the server the URL names, with no "context undefined" on the way.
+    expectOneLineFailure(result, "API server https://127.0.0.1:1 not healthy after 1s");
+    expect(result.stderr).not.toContain("undefined");
+  }, 60_000);
 
   test("an unreachable server fails within the deadline with a clear message", async () => {
     const started = Date.now();
