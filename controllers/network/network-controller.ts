@@ -11,6 +11,7 @@ import type { EventRecorder } from "../../pkg/events/recorder.ts";
 import { isResync } from "../../pkg/informer/event-handler.ts";
 import type { SharedInformerFactory } from "../../pkg/informer/factory.ts";
 import { metaNamespaceKeyFunc } from "../../pkg/informer/keys.ts";
+import { type CacheSyncSource, waitForNamedCacheSync } from "../../pkg/informer/wait-for-cache-sync.ts";
 import { resources } from "../../pkg/kube/gvr.ts";
 import type { KubeObject } from "../../pkg/kube/objects.ts";
 import type { Logger } from "../../pkg/log/logger.ts";
@@ -54,6 +55,8 @@ interface CustomResourceDefinition extends KubeObject {
 
 export class NetworkController implements RunningController {
   readonly healthCheck: HealthCheck;
+  /** The CRD's informer: the manager runs the controller once it has synced; the Network informer is waited for in `run`. */
+  readonly informers: readonly CacheSyncSource[];
   private readonly queue: RateLimitingQueue<string>;
   private readonly runner: ReconcileRunner<string>;
   private readonly crdEstablished: Promise<void>;
@@ -98,6 +101,7 @@ export class NetworkController implements RunningController {
       onAdd: (object) => this.crdSeen(object),
       onUpdate: (_old, object) => this.crdSeen(object),
     });
+    this.informers = [crd.informer];
   }
 
   async run(stop: AbortSignal, abort: AbortSignal): Promise<void> {
@@ -124,8 +128,7 @@ export class NetworkController implements RunningController {
       { resyncPeriodMs: this.options.resyncPeriodMs },
     );
     this.options.informers.start(stop);
-    while (!networks.informer.hasSynced() && !stop.aborted) await sleep(100);
-    if (stop.aborted) return;
+    if (!(await waitForNamedCacheSync(name, [networks.informer], stop, { logger }))) return;
     await this.runner.run(stop, abort);
   }
 
@@ -160,8 +163,4 @@ function aborted(signal: AbortSignal): Promise<void> {
     if (signal.aborted) resolve();
     else signal.addEventListener("abort", () => resolve(), { once: true });
   });
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

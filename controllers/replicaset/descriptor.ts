@@ -36,6 +36,6 @@ export const replicaSetControllerDescriptor: ControllerDescriptor = {
       logger: context.logger,
       metrics: context.reconcileMetrics,
     });
-    return { run: (stop, abort) => runner.run(stop, abort), healthCheck: runner.healthCheck() };
+    return { run: (stop, abort) => runner.run(stop, abort), informers: controller.informers, healthCheck: runner.healthCheck() };
   },
 };

@@ -10,6 +10,7 @@ import { controllerUidIndex, controllerUidIndexName } from "../../pkg/informer/i
 import type { Indexer } from "../../pkg/informer/indexer.ts";
 import { splitMetaNamespaceKey } from "../../pkg/informer/keys.ts";
 import type { Lister } from "../../pkg/informer/lister.ts";
+import type { CacheSyncSource } from "../../pkg/informer/wait-for-cache-sync.ts";
 import type { KubeClient } from "../../pkg/kube/client.ts";
 import { isNotFound } from "../../pkg/kube/errors.ts";
 import { resources } from "../../pkg/kube/gvr.ts";
@@ -43,6 +44,8 @@ export interface ReplicaSetControllerOptions {
 }
 
 export class ReplicaSetController implements Reconciler<string> {
+  /** The caches every sync reads: no sync may run before both have synced. */
+  readonly informers: readonly CacheSyncSource[];
   private readonly client: KubeClient;
   private readonly events: EventRecorder;
   private readonly logger: Logger;
@@ -67,6 +70,7 @@ export class ReplicaSetController implements Reconciler<string> {
     this.replicaSets = replicaSets.lister;
     this.replicaSetIndexer = replicaSets.informer.getIndexer();
     this.pods = pods.lister;
+    this.informers = [replicaSets.informer, pods.informer];
     // Another controller sharing the informer may have added the same index already.
     if (!(controllerUidIndexName in this.replicaSetIndexer.getIndexers())) {
       replicaSets.informer.addIndexers({ [controllerUidIndexName]: controllerUidIndex });

@@ -5,6 +5,7 @@ import type { Registry } from "prom-client";
 import type { ReconcileMetrics } from "../controller/reconcile-metrics.ts";
 import type { EventRecorder } from "../events/recorder.ts";
 import type { SharedInformerFactory } from "../informer/factory.ts";
+import type { CacheSyncSource } from "../informer/wait-for-cache-sync.ts";
 import type { KubeClient } from "../kube/client.ts";
 import type { Logger } from "../log/logger.ts";
 import type { FlagValues } from "../options/flag-values.ts";
@@ -35,6 +36,11 @@ export interface RunningController {
    * return once in-flight work is done. `abort` aborting means: stop at once.
    */
   run(stop: AbortSignal, abort: AbortSignal): Promise<void>;
+  /**
+   * The caches the controller reads. The manager calls `run` only once all of them have synced,
+   * however long that takes, and /readyz fails until they have.
+   */
+  informers?: readonly CacheSyncSource[];
   /** Added to /healthz and /livez under the controller's name. */
   healthCheck?: HealthCheck;
   debugRoutes?: DebugRoute[];

@@ -5,6 +5,7 @@
 import { EventBroadcaster } from "../events/broadcaster.ts";
 import { KubeEventSink } from "../events/kube-event-sink.ts";
 import { SharedInformerFactory } from "../informer/factory.ts";
+import { type CacheSyncSource, describeUnsynced, unsyncedSources, waitForNamedCacheSync } from "../informer/wait-for-cache-sync.ts";
 import { loadClientConfig } from "../kube/client-config.ts";
 import { createKubeClient, type KubeClient } from "../kube/client.ts";
 import { LeaderElectionHealthCheck } from "../leaderelection/healthz-adaptor.ts";
@@ -26,15 +27,14 @@ import { waitForApiServer } from "./wait-for-apiserver.ts";
 
 /** kube-controller-manager's grace on top of the lease duration before /healthz reports a stuck leader. */
 const leaderElectionHealthToleranceMs = 20_000;
-/** How long a new leader waits for caches before starting workers anyway (controller-runtime: 2 min). */
-const cacheSyncTimeoutMs = 120_000;
 
 export type ExitReason = "terminated" | "leadership-lost";
 
 export class Manager {
   private readonly endpoints: HttpEndpoints;
   private server: RunningServer | undefined;
-  private cachesSynced = false;
+  /** The caches the controllers read; undefined until the controllers are built. */
+  private controllerCaches: CacheSyncSource[] | undefined;
 
   constructor(
     private readonly options: Options,
@@ -52,7 +52,9 @@ export class Manager {
     this.endpoints.readyz.add({
       name: "informer-sync",
       check: () => {
-        if (!this.cachesSynced) throw new Error("informer caches not synced yet");
+        if (!this.controllerCaches) throw new Error("controllers not built yet (waiting for the API server)");
+        const unsynced = unsyncedSources(this.controllerCaches);
+        if (unsynced.length > 0) throw new Error(`informers not synced: ${describeUnsynced(unsynced).join("; ")}`);
       },
     });
   }
@@ -133,15 +135,8 @@ export class Manager {
     const informersStop = new AbortController();
     cleanup.push(async () => informersStop.abort());
     informers.start(informersStop.signal);
-    const cachesSynced = informers.waitForCacheSync(terminate, cacheSyncTimeoutMs).then((result) => {
-      this.cachesSynced = result.synced;
-      if (result.synced) logger.info("informer caches synced");
-      else logger.warn({ unsynced: result.unsynced }, "informer caches did not sync in time; starting anyway");
-      // A late sync still makes the process ready.
-      if (!result.synced) void informers.waitForCacheSync(terminate).then((late) => (this.cachesSynced = late.synced));
-    });
 
-    const run = (stop: AbortSignal, abort: AbortSignal) => this.runControllers(controllers, cachesSynced, stop, abort);
+    const run = (stop: AbortSignal, abort: AbortSignal) => this.runControllers(controllers, stop, abort);
     if (!options.leaderElection.enabled) {
       return this.runWithoutLeaderElection(run, terminate);
     }
@@ -160,6 +155,7 @@ export class Manager {
 
   private async createControllers(context: ControllerContext): Promise<Map<string, RunningController>> {
     const controllers = new Map<string, RunningController>();
+    const caches = new Set<CacheSyncSource>();
     for (const name of this.options.enabledControllers) {
       const descriptor = this.descriptors.find((d) => d.name === name);
       if (!descriptor) throw new Error(`no descriptor for enabled controller "${name}"`);
@@ -174,26 +170,25 @@ export class Manager {
         this.endpoints.livez.add(controller.healthCheck);
       }
       this.endpoints.debugRoutes.push(...(controller.debugRoutes ?? []));
+      for (const cache of controller.informers ?? []) caches.add(cache);
       controllers.set(name, controller);
       logger.info("controller created");
     }
+    this.controllerCaches = [...caches];
     return controllers;
   }
 
-  private async runControllers(
-    controllers: Map<string, RunningController>,
-    cachesSynced: Promise<void>,
-    stop: AbortSignal,
-    abort: AbortSignal,
-  ): Promise<void> {
-    await cachesSynced;
-    if (stop.aborted) return;
+  /** Each controller starts as soon as its own caches have synced; none waits for another's. */
+  private async runControllers(controllers: Map<string, RunningController>, stop: AbortSignal, abort: AbortSignal): Promise<void> {
     this.logger.info({ controllers: [...controllers.keys()] }, "starting controllers");
-    await Promise.all(
-      [...controllers].map(([name, controller]) =>
-        controller.run(stop, abort).catch((err) => this.logger.error({ controller: name, err }, "controller stopped with an error")),
-      ),
-    );
+    await Promise.all([...controllers].map(([name, controller]) => this.runController(name, controller, stop, abort)));
+  }
+
+  private async runController(name: string, controller: RunningController, stop: AbortSignal, abort: AbortSignal): Promise<void> {
+    const logger = this.logger.child({ controller: name });
+    if (!(await waitForNamedCacheSync(name, controller.informers ?? [], stop, { logger }))) return;
+    if (controller.informers?.length) logger.info("caches synced; reconciling");
+    await controller.run(stop, abort).catch((err) => logger.error({ err }, "controller stopped with an error"));
   }
 
   private async runWithoutLeaderElection(

@@ -1,7 +1,7 @@
 // Issue 4 acceptance: the health endpoints of a running kube-loom binary, readiness that waits
 // for cache sync, and /metrics that promtool accepts.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ControlPlane } from "../controlplane/control-plane.ts";
 import { waitUntil } from "../support/eventually.ts";
@@ -9,6 +9,7 @@ import { buildKubeLoom, KubeLoomProcess } from "../support/kube-loom-binary.ts";
 
 let controlPlane: ControlPlane;
 let kubeLoom: KubeLoomProcess;
+let probeLog: string;
 
 // What kube-loom needs besides the ConfigMap informer, which is granted later in the test.
 const baseRbac = `
@@ -56,7 +57,7 @@ beforeAll(async () => {
   controlPlane = cp;
   expect((await controlPlane.kubectl(["apply", "-f", "-"], { stdin: baseRbac })).code).toBe(0);
   const limited = controlPlane.writeKubeconfig({ client: await controlPlane.issueClientCertificate({ user: "kube-loom-limited" }) });
-  const probeLog = join(controlPlane.dir, "probe.log");
+  probeLog = join(controlPlane.dir, "probe.log");
   writeFileSync(probeLog, "");
   kubeLoom = await KubeLoomProcess.start({
     binary,
@@ -78,10 +79,15 @@ async function get(path: string): Promise<{ status: number; body: string }> {
 }
 
 describe("kube-loom's HTTP endpoints", () => {
-  test("/readyz fails until the informer caches sync, naming the check; /healthz is fine meanwhile", async () => {
+  test("/readyz fails until the informer caches sync, naming the informer and why; /healthz is fine meanwhile; nothing is reconciled", async () => {
     expect(await get("/readyz")).toEqual({ status: 500, body: "[-]informer-sync failed: reason withheld\nreadyz check failed\n" });
-    expect(await get("/readyz/informer-sync")).toEqual({ status: 500, body: "internal server error: informer caches not synced yet\n" });
+    await waitUntil(async () => /forbidden/.test((await get("/readyz/informer-sync")).body), "/readyz/informer-sync to give the list error", 60_000, 250);
+    const reason = await get("/readyz/informer-sync");
+    expect(reason.status).toBe(500);
+    expect(reason.body).toMatch(/^internal server error: informers not synced: configmaps\.v1 \(last error: .*configmaps is forbidden/);
     expect(await get("/healthz")).toEqual({ status: 200, body: "ok" });
+    // Leading, but its cache is cold: the probe must not have reconciled once.
+    expect(readFileSync(probeLog, "utf8")).toBe("");
     // RBAC lets the ConfigMap informer list at last: the reflector's backoff retries, the cache syncs.
     expect((await controlPlane.kubectl(["apply", "-f", "-"], { stdin: configMapRbac })).code).toBe(0);
     await waitUntil(async () => (await get("/readyz")).status === 200, "/readyz 200 after RBAC grant", 90_000, 250);
