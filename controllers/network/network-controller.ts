@@ -148,11 +148,14 @@ export class NetworkController implements RunningController {
 
 /**
  * Spec changes (a new generation), deletion and resyncs (drift checks) need a reconcile; the
- * controller's own writes (finalizer, status) do not.
+ * controller's own writes (finalizer, status) do not. Neither does a generation say anything
+ * across objects: a relist folds a delete and a re-create under the same name into one update,
+ * with a new UID and quite possibly the same generation.
  */
 function needsReconcile(old: Network, network: Network): boolean {
   return (
     isResync(old, network) ||
+    old.metadata?.uid !== network.metadata?.uid ||
     old.metadata?.generation !== network.metadata?.generation ||
     old.metadata?.deletionTimestamp !== network.metadata?.deletionTimestamp
   );
