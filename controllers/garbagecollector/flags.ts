@@ -8,12 +8,12 @@ export const concurrentGcSyncsFlag = intFlag({
   group,
   default: 20,
   min: 1,
-  help: "The number of garbage collector workers that are allowed to sync concurrently.",
+  help: "Objects the garbage collector examines at the same time, per queue.",
 });
 
 export const enableGarbageCollectorFlag = boolFlag({
   name: "enable-garbage-collector",
   group,
   default: true,
-  help: "Enables the generic garbage collector. MUST be synced with the corresponding flag of the kube-apiserver.",
+  help: "Collect objects whose owners are gone. Keep it equal to the API server's own setting of the same name.",
 });

@@ -19,7 +19,7 @@ export const concurrentNetworkSyncsFlag = intFlag({
   group: NETWORK,
   default: 5,
   min: 1,
-  help: "The number of Network objects that are allowed to sync concurrently. Larger number = more responsive networks, but more load on the provider.",
+  help: "Networks synced at the same time: more react faster, at the cost of load on the provider.",
 });
 
 export const networkResyncPeriodFlag = durationFlag({

@@ -6,5 +6,5 @@ export const concurrentReplicaSetSyncsFlag = intFlag({
   group: "ReplicaSet controller",
   default: 5,
   min: 1,
-  help: "The number of replica sets that are allowed to sync concurrently. Larger number = more responsive replica management, but more CPU (and network) load",
+  help: "ReplicaSets synced at the same time: more react faster, at the cost of CPU and API requests.",
 });

@@ -45,7 +45,7 @@ export const minResyncPeriodFlag = durationFlag({
   group: GENERIC,
   default: 12 * HOUR,
   min: 0,
-  help: "The resync period in reflectors will be random between MinResyncPeriod and 2*MinResyncPeriod.",
+  help: "Informers replay their whole cache to the controllers after a random time between this and twice this.",
 });
 
 export const shutdownGracePeriodFlag = durationFlag({
@@ -68,7 +68,7 @@ export const leaderElectFlag = boolFlag({
   name: "leader-elect",
   group: LEADER_ELECTION,
   default: true,
-  help: "Start a leader election client and gain leadership before executing the main loop. Enable this when running replicated components for high availability.",
+  help: "Run controllers only while holding the leader Lease, so that several replicas can run and exactly one acts. Keep it on unless one process is guaranteed.",
 });
 
 // The Lease object stores its duration in whole seconds, so less than one second cannot be expressed.
@@ -77,7 +77,7 @@ export const leaseDurationFlag = durationFlag({
   group: LEADER_ELECTION,
   default: 15 * SECOND,
   min: SECOND,
-  help: "The duration that non-leader candidates will wait after observing a leadership renewal until attempting to acquire leadership of a led but unrenewed leader slot. This is effectively the maximum duration that a leader can be stopped before it is replaced by another candidate. This is only applicable if leader election is enabled.",
+  help: "How long a standby waits after it last saw the Lease change before it takes the Lease over: about the longest a dead leader goes unreplaced.",
 });
 
 export const renewDeadlineFlag = durationFlag({
@@ -86,7 +86,7 @@ export const renewDeadlineFlag = durationFlag({
   default: 10 * SECOND,
   min: 0,
   exclusiveMin: true,
-  help: "The interval between attempts by the acting master to renew a leadership slot before it stops leading. This must be less than the lease duration. This is only applicable if leader election is enabled.",
+  help: "How long the leader keeps trying to renew the Lease before it gives up leading and exits. Shorter than the lease duration.",
 });
 
 export const retryPeriodFlag = durationFlag({
@@ -95,7 +95,7 @@ export const retryPeriodFlag = durationFlag({
   default: 2 * SECOND,
   min: 0,
   exclusiveMin: true,
-  help: "The duration the clients should wait between attempting acquisition and renewal of a leadership. This is only applicable if leader election is enabled.",
+  help: "Time between two attempts to take or renew the Lease.",
 });
 
 export const resourceLockFlag = enumFlag({
@@ -103,21 +103,21 @@ export const resourceLockFlag = enumFlag({
   group: LEADER_ELECTION,
   choices: ["leases"],
   default: "leases",
-  help: "The type of resource object that is used for locking during leader election.",
+  help: "Kind of object the election is held on; only leases is supported.",
 });
 
 export const resourceNameFlag = stringFlag({
   name: "leader-elect-resource-name",
   group: LEADER_ELECTION,
   default: "kube-loom",
-  help: "The name of resource object that is used for locking during leader election.",
+  help: "Name of the Lease the election is held on.",
 });
 
 export const resourceNamespaceFlag = stringFlag({
   name: "leader-elect-resource-namespace",
   group: LEADER_ELECTION,
   default: "kube-system",
-  help: "The namespace of resource object that is used for locking during leader election.",
+  help: "Namespace of the Lease the election is held on.",
 });
 
 export const bindAddressFlag = ipFlag({
@@ -140,14 +140,14 @@ export const kubeconfigFlag = stringFlag({
   name: "kubeconfig",
   group: MISC,
   default: "",
-  help: "Path to kubeconfig file with authorization and master location information.",
+  help: "kubeconfig file naming the API server and the credentials to reach it.",
 });
 
 export const masterFlag = stringFlag({
   name: "master",
   group: MISC,
   default: "",
-  help: "The address of the Kubernetes API server (overrides any value in kubeconfig).",
+  help: "API server URL; replaces the server the kubeconfig names.",
 });
 
 export const contextFlag = stringFlag({
@@ -164,7 +164,7 @@ export const kubeApiQpsFlag = floatFlag({
   default: 20,
   min: 0,
   exclusiveMin: true,
-  help: "QPS to use while talking with kubernetes apiserver.",
+  help: "Requests per second each client may send to the API server on average.",
 });
 
 export const kubeApiBurstFlag = intFlag({
@@ -172,7 +172,7 @@ export const kubeApiBurstFlag = intFlag({
   group: MISC,
   default: 30,
   min: 0,
-  help: "Burst to use while talking with kubernetes apiserver.",
+  help: "Requests each client may send at once above --kube-api-qps.",
 });
 
 export const kubeApiTimeoutFlag = durationFlag({
@@ -180,7 +180,7 @@ export const kubeApiTimeoutFlag = durationFlag({
   group: MISC,
   default: 30 * SECOND,
   min: 0,
-  help: "Timeout for each request to the kubernetes apiserver, except watches, which stay open. 0 means no timeout.",
+  help: "How long to wait for the API server to start answering a request, and for a stalled answer to move again. Watches stay open. 0: no limit.",
 });
 
 export const verbosityFlag = intFlag({
@@ -190,7 +190,7 @@ export const verbosityFlag = intFlag({
   default: 0,
   min: 0,
   max: 10,
-  help: "number for the log level verbosity",
+  help: "How much to log: 0-3 info, 4-5 debug, 6 and more trace.",
 });
 
 export const logFormatFlag = enumFlag({
@@ -198,12 +198,12 @@ export const logFormatFlag = enumFlag({
   group: LOGS,
   choices: ["json", "text"],
   default: "json",
-  help: "Sets the log format.",
+  help: "json for log collectors, text for people.",
 });
 
 export const helpFlag = boolFlag({ name: "help", shorthand: "h", group: GLOBAL, default: false, help: "Print this help and exit." });
 
-export const versionFlag = boolFlag({ name: "version", group: GLOBAL, default: false, help: "Print version information and quit." });
+export const versionFlag = boolFlag({ name: "version", group: GLOBAL, default: false, help: "Print the version and exit." });
 
 /** The core flags listed before the controllers' own, in --help group order, after --controllers. */
 export const coreFlags: readonly FlagDefinition[] = [

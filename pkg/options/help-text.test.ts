@@ -9,7 +9,7 @@ test("sections in first-appearance order, flags sorted and aligned as pflag alig
     intFlag({ name: "v", shorthand: "v", group: "Logs", default: 0, help: "verbosity" }),
     durationFlag({ name: "timeout", group: "Logs", default: 30_000, help: "How long." }),
   ]);
-  expect(help).toStartWith("demo is a controller manager for Kubernetes");
+  expect(help).toStartWith("demo runs Kubernetes controllers in one process");
   expect(help).toEndWith(
     [
       "Usage:",

@@ -5,8 +5,8 @@ import type { FlagDefinition } from "./flag-definition.ts";
 
 export function renderHelp(programName: string, flags: readonly FlagDefinition[]): string {
   const description =
-    `${programName} is a controller manager for Kubernetes: a daemon that embeds control loops which watch the shared ` +
-    "state of the cluster through the API server and make changes attempting to move the current state towards the desired state.";
+    `${programName} runs Kubernetes controllers in one process: each follows the objects it cares about through the ` +
+    "API server and keeps changing the cluster until what exists matches what was asked for. One instance leads at a time.";
   const sections = groupsInOrder(flags).map(([group, members]) => `\n${group} flags:\n\n${renderGroup(members)}`);
   return `${description}\n\nUsage:\n  ${programName} [flags]\n${sections.join("")}`;
 }
