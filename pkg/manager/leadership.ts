@@ -1,0 +1,108 @@
+// Runs the controllers only while this process holds the Lease. A standby follows the Lease
+// through the shared informers, so it notices a release or a missed renewal at once. Losing the
+// Lease aborts the controllers at once and ends the run ("leadership-lost": the process must
+// exit); a termination lets in-flight work finish while the Lease is still held, then hands the
+// Lease over.
+import type { EventRecorder } from "../events/recorder.ts";
+import type { SharedInformerFactory } from "../informer/factory.ts";
+import type { KubeClient } from "../kube/client.ts";
+import { LeaderElectionHealthCheck } from "../leaderelection/healthz-adaptor.ts";
+import { LeaderElector } from "../leaderelection/leader-elector.ts";
+import { KubeLeaseLock, recordFromLeaseSpec, type WireLeaseSpec } from "../leaderelection/lease-lock.ts";
+import type { Logger } from "../log/logger.ts";
+import { PrometheusLeaderElectionMetrics } from "../metrics/leader-election-metrics.ts";
+import type { Options } from "../options/options.ts";
+import type { HttpEndpoints } from "../server/http-app.ts";
+import { abortedSignal, drain, type ExitReason, type RunControllers } from "./run-controllers.ts";
+
+/** kube-controller-manager's grace on top of the lease duration before /healthz reports a stuck leader. */
+const leaderElectionHealthToleranceMs = 20_000;
+
+export interface LeadershipOptions {
+  options: Pick<Options, "leaderElection" | "connection" | "shutdownGracePeriodMs">;
+  client: KubeClient;
+  identity: string;
+  informers: SharedInformerFactory;
+  events: EventRecorder;
+  endpoints: HttpEndpoints;
+  logger: Logger;
+}
+
+export class Leadership {
+  private readonly elector: LeaderElector;
+  private readonly gracefulStop = new AbortController();
+  private readonly hardAbort = new AbortController();
+  private readonly electorStop = new AbortController();
+  private controllersFinished: Promise<void> = Promise.resolve();
+  private leadershipLost!: () => void;
+  private readonly lost = new Promise<"leadership-lost">((resolve) => (this.leadershipLost = () => resolve("leadership-lost")));
+  private runControllers: RunControllers | undefined;
+  private readonly leaseName: string;
+
+  /** Call before the informers start: it asks for the informer of the Lease. */
+  constructor(private readonly setup: LeadershipOptions) {
+    const { options, client, identity, endpoints, logger } = setup;
+    const { leaderElection, connection } = options;
+    const lease = { namespace: leaderElection.resourceNamespace, name: leaderElection.resourceName };
+    const leaseRef = { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: lease };
+    this.leaseName = `${lease.namespace}/${lease.name}`;
+    this.elector = new LeaderElector({
+      lock: new KubeLeaseLock({ client, qps: connection.qps, burst: connection.burst, ...lease, identity, renewDeadlineMs: leaderElection.renewDeadlineMs }),
+      leaseDurationMs: leaderElection.leaseDurationMs,
+      renewDeadlineMs: leaderElection.renewDeadlineMs,
+      retryPeriodMs: leaderElection.retryPeriodMs,
+      // Unlike kube-controller-manager (kubernetes#132599), hand the lease over on a clean exit.
+      releaseOnCancel: true,
+      name: lease.name,
+      logger,
+      metrics: new PrometheusLeaderElectionMetrics(endpoints.metrics),
+      onLeadershipEvent: (reason, message) => setup.events.eventf(leaseRef, undefined, "Normal", reason, "Leading", message),
+      callbacks: {
+        onStartedLeading: (leaderSignal) => this.startedLeading(leaderSignal),
+        onStoppedLeading: () => {
+          if (!this.electorStop.signal.aborted) this.leadershipLost();
+        },
+        onNewLeader: (holder) => {
+          if (holder !== identity) logger.info({ leader: holder }, "new leader elected");
+        },
+      },
+    });
+    const health = new LeaderElectionHealthCheck(leaderElectionHealthToleranceMs);
+    health.setLeaderElection(this.elector);
+    endpoints.healthz.add(health);
+    endpoints.livez.add(health);
+    this.followLease(lease);
+  }
+
+  /** Campaigns, runs the controllers while leading, and resolves with why it ended. */
+  async run(runControllers: RunControllers, terminate: AbortSignal): Promise<ExitReason> {
+    this.runControllers = runControllers;
+    const electorDone = this.elector.run(this.electorStop.signal);
+    const reason = await Promise.race([this.lost, abortedSignal(terminate).then(() => "terminated" as const)]);
+    if (reason === "leadership-lost") {
+      this.setup.logger.error({ lease: this.leaseName }, "leaderelection lost");
+      return reason;
+    }
+    // Finish in-flight work while still holding the lease, then hand it over.
+    this.gracefulStop.abort();
+    await drain(this.controllersFinished, this.hardAbort, this.setup.options.shutdownGracePeriodMs, this.setup.logger);
+    this.electorStop.abort();
+    await electorDone;
+    return "terminated";
+  }
+
+  private startedLeading(leaderSignal: AbortSignal): void {
+    this.setup.logger.info({ identity: this.setup.identity }, "became leader; starting controllers");
+    // Losing the lease aborts the controllers at once; a termination only stops new work.
+    leaderSignal.addEventListener("abort", () => this.hardAbort.abort(), { once: true });
+    const run = this.runControllers;
+    if (run) this.controllersFinished = run(AbortSignal.any([this.gracefulStop.signal, leaderSignal]), this.hardAbort.signal);
+  }
+
+  /** Every version of the Lease a watch sees reaches the elector between its own polls. */
+  private followLease(lease: { namespace: string; name: string }): void {
+    const { informer } = this.setup.informers.leases({ namespace: lease.namespace, fieldSelector: `metadata.name=${lease.name}` });
+    const observe = (object: { spec?: WireLeaseSpec }) => this.elector.observe(recordFromLeaseSpec(object.spec));
+    informer.addEventHandler({ onAdd: observe, onUpdate: (_old, object) => observe(object) });
+  }
+}

@@ -1,0 +1,33 @@
+// How the controllers run when no election is held, and the pieces both ways share.
+import type { Logger } from "../log/logger.ts";
+
+export type ExitReason = "terminated" | "leadership-lost";
+
+/** Runs the controllers: `stop` ends them gracefully, `abort` at once. */
+export type RunControllers = (stop: AbortSignal, abort: AbortSignal) => Promise<void>;
+
+/** Without leader election: run until `terminate`, then let in-flight work finish. */
+export async function runUntilTerminated(run: RunControllers, terminate: AbortSignal, graceMs: number, logger: Logger): Promise<ExitReason> {
+  const abort = new AbortController();
+  const finished = run(terminate, abort.signal);
+  await abortedSignal(terminate);
+  await drain(finished, abort, graceMs, logger);
+  return "terminated";
+}
+
+/** Waits for in-flight reconciles up to `graceMs` (--shutdown-grace-period), then aborts them. */
+export async function drain(finished: Promise<void>, abort: AbortController, graceMs: number, logger: Logger): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), graceMs)));
+  const outcome = await Promise.race([finished.then(() => "done" as const), timeout]);
+  clearTimeout(timer);
+  if (outcome === "timeout") {
+    logger.warn({ graceMs }, "in-flight work did not finish within the shutdown grace period; aborting it");
+    abort.abort();
+  }
+}
+
+export function abortedSignal(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+}
