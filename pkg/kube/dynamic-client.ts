@@ -84,8 +84,7 @@ export class ResourceClient<T extends KubeObject> implements ListerWatcher<T> {
 
   /** One page; items carry apiVersion and kind (the server leaves them out of list items, watch events have them). */
   async list(options: ListOptions = {}, signal?: AbortSignal): Promise<ObjectList<T>> {
-    const list = await this.rest.request<ObjectList<T>>({
-      method: "GET",
+    const list = await this.rest.list<T>({
       path: this.collectionPath(),
       query: toQuery(options),
       ...(this.metadataOnly ? { accept: metadataListAccept } : {}),

@@ -3,15 +3,32 @@ import { ApiError, TransportError, isNotFound } from "./errors.ts";
 import { RestClient } from "./rest-client.ts";
 import type { Fetch } from "./transport.ts";
 
-function client(fetch: Fetch, observed: string[] = []): RestClient {
+function client(fetch: Fetch, observed: string[] = [], timeoutMs = 1000): RestClient {
   return new RestClient({
     config: { server: "https://api.example:6443", tls: {}, authenticate: async () => ({ Authorization: "Bearer t" }), namespace: "default", source: "test" },
     fetch,
     throttle: { take: async () => undefined },
     userAgent: "kube-loom/test",
-    timeoutMs: 1000,
+    timeoutMs,
     observer: { observe: ({ method, code }) => void observed.push(`${method} ${code}`) },
   });
+}
+
+/** A 200 response whose body arrives in `pieces` parts `intervalMs` apart, failing as a real fetch does when `signal` aborts. */
+function trickle(text: string, pieces: number, intervalMs: number, signal: AbortSignal | null | undefined): Response {
+  const bytes = new TextEncoder().encode(text);
+  const size = Math.ceil(bytes.length / pieces);
+  let offset = 0;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (offset >= bytes.length) return controller.close();
+      await new Promise((resolve) => setTimeout(resolve, intervalMs));
+      if (signal?.aborted) return controller.error(signal.reason);
+      controller.enqueue(bytes.slice(offset, offset + size));
+      offset += size;
+    },
+  });
+  return new Response(body, { status: 200 });
 }
 
 describe("RestClient", () => {
@@ -59,7 +76,31 @@ describe("RestClient", () => {
     const rest = client((_url, init) => new Promise((_resolve, reject) => init.signal?.addEventListener("abort", () => reject(init.signal?.reason))));
     const err = (await rest.request({ method: "GET", path: "/slow", timeoutMs: 20 }).catch((e: unknown) => e)) as TransportError;
     expect(err).toBeInstanceOf(TransportError);
-    expect(err.message).toBe("GET https://api.example:6443/slow: request timed out");
+    expect(err.message).toBe("GET https://api.example:6443/slow: request timed out: no response headers within 20 ms");
+  });
+
+  test("a body that keeps streaming is read to the end, however long it takes in all", async () => {
+    const items = Array.from({ length: 12 }, (_, i) => ({ metadata: { name: `cm-${i}` } }));
+    const text = JSON.stringify({ kind: "ConfigMapList", apiVersion: "v1", metadata: { resourceVersion: "5" }, items });
+    // 12 pieces 25 ms apart: 300 ms in all against a 100 ms timeout, never 100 ms without data.
+    const rest = client((_url, init) => Promise.resolve(trickle(text, 12, 25, init.signal)), [], 100);
+    expect(await rest.request({ method: "GET", path: "/api/v1/configmaps" })).toEqual(JSON.parse(text));
+    const list = await rest.list({ path: "/api/v1/configmaps" });
+    expect(list.items.map((item) => item.metadata?.name)).toEqual(items.map((item) => item.metadata.name));
+    expect(list.metadata?.resourceVersion).toBe("5");
+  });
+
+  test("a body that stalls for the timeout is aborted and reported as a stall", async () => {
+    const rest = client((_url, init) => Promise.resolve(trickle('{"items":[{"a":1},{"b":2}]}', 2, 200, init.signal)), [], 50);
+    const err = (await rest.list({ path: "/api/v1/configmaps" }).catch((e: unknown) => e)) as TransportError;
+    expect(err).toBeInstanceOf(TransportError);
+    expect(err.message).toBe("GET https://api.example:6443/api/v1/configmaps: request timed out: the response stalled: no data for 50 ms");
+  });
+
+  test("a malformed list body names the request", async () => {
+    const rest = client(async () => new Response('{"items":[1]}'));
+    const err = (await rest.list({ path: "/api/v1/configmaps" }).catch((e: unknown) => e)) as Error;
+    expect(err.message).toBe("GET /api/v1/configmaps: list response: an element of items is not an object");
   });
 
   test("every request waits for the shared throttle", async () => {

@@ -2,7 +2,8 @@
 // limiting (--kube-api-qps/--kube-api-burst), user agent, timeouts, typed errors and metrics.
 import type { ClientConfig } from "./client-config.ts";
 import { ApiError, TransportError } from "./errors.ts";
-import type { KubeObject, WatchEvent } from "./objects.ts";
+import { decodeObjectList } from "./list-decoder.ts";
+import type { KubeObject, ObjectList, WatchEvent } from "./objects.ts";
 import type { Fetch } from "./transport.ts";
 import { decodeWatchEvents } from "./watch-decoder.ts";
 
@@ -17,7 +18,7 @@ export interface RestRequest {
   body?: unknown;
   contentType?: string;
   accept?: string;
-  /** Overrides the client's timeout; null = none (watches). */
+  /** Overrides the client's timeout (see RestClientOptions.timeoutMs); null = none. */
   timeoutMs?: number | null;
   signal?: AbortSignal;
 }
@@ -37,7 +38,11 @@ export interface RestClientOptions {
   fetch: Fetch;
   throttle: RequestThrottle;
   userAgent: string;
-  /** Per-request timeout in ms; watches use it only until the response headers arrive. */
+  /**
+   * How long a request may make no progress, in ms: the wait for the response headers, then
+   * each wait for more of the body. A big list that keeps streaming is never cut off; watches
+   * use it only until the response headers arrive.
+   */
   timeoutMs: number;
   observer?: RequestObserver;
 }
@@ -63,32 +68,90 @@ export class RestClient {
     return (text ? JSON.parse(text) : undefined) as T;
   }
 
+  /**
+   * GETs a collection, decoding its items while the body streams in: a big list is never held
+   * as one string, and the timeout only ends it when the transfer stalls.
+   */
+  async list<T extends KubeObject>(request: Omit<RestRequest, "method" | "body" | "contentType">): Promise<ObjectList<T>> {
+    const get: RestRequest = { ...request, method: "GET" };
+    const { response, deadline } = await this.start(get);
+    try {
+      return await decodeObjectList<T>(this.bodyChunks(get, response, deadline));
+    } catch (err) {
+      if (err instanceof TransportError || request.signal?.aborted) throw err;
+      throw new Error(`GET ${request.path}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+  }
+
   /** Sends a request and hands back the response with an unread body; errors are already thrown. */
   async send(request: RestRequest): Promise<Response> {
-    const timeoutMs = request.timeoutMs === undefined ? this.options.timeoutMs : request.timeoutMs;
-    const signals = [request.signal, timeoutMs ? AbortSignal.timeout(timeoutMs) : undefined];
-    return this.exchange(request, anySignal(signals));
+    const { response, deadline } = await this.start(request);
+    const chunks = this.bodyChunks(request, response, deadline);
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const next = await chunks.next();
+        if (next.done) controller.close();
+        else controller.enqueue(next.value);
+      },
+      async cancel() {
+        await chunks.return(undefined);
+      },
+    });
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   }
 
   /** Opens a watch; the events end when the server closes the stream or `signal` aborts. */
   async watch<T extends KubeObject>(request: Omit<RestRequest, "method" | "timeoutMs">, signal: AbortSignal): Promise<AsyncIterable<WatchEvent<T>>> {
-    // The timeout covers only the wait for response headers: a watch stays open for minutes.
-    const headersTimeout = new AbortController();
-    const timer = setTimeout(
-      () => headersTimeout.abort(new DOMException("watch headers timeout", "TimeoutError")),
-      this.options.timeoutMs,
-    );
-    const combined = anySignal([signal, headersTimeout.signal]);
+    // The timeout covers only the wait for response headers: a watch stays open for minutes
+    // and the reflector's own watchdog notices a silent one.
+    const { response, deadline } = await this.start({ ...request, method: "GET", query: { ...request.query, watch: true }, signal });
+    deadline?.stop();
+    if (!response.body) throw new TransportError(`watch ${request.path}: response has no body`, this.server, undefined);
+    return quietOnAbort(decodeWatchEvents<T>(response.body), signal);
+  }
+
+  /** Sends the request under a progress deadline, armed now and re-armed when the headers arrive. */
+  private async start(request: RestRequest): Promise<{ response: Response; deadline: ProgressDeadline | undefined }> {
+    const timeoutMs = request.timeoutMs === undefined ? this.options.timeoutMs : request.timeoutMs;
+    const deadline = timeoutMs ? new ProgressDeadline(timeoutMs) : undefined;
     try {
-      const response = await this.exchange({ ...request, method: "GET", query: { ...request.query, watch: true } }, combined);
-      if (!response.body) throw new TransportError(`watch ${request.path}: response has no body`, this.server, undefined);
-      return quietOnAbort(decodeWatchEvents<T>(response.body), signal);
-    } finally {
-      clearTimeout(timer);
+      const response = await this.exchange(request, anySignal([request.signal, deadline?.signal]), deadline);
+      deadline?.headersArrived();
+      return { response, deadline };
+    } catch (err) {
+      deadline?.stop();
+      throw err;
     }
   }
 
-  private async exchange(request: RestRequest, signal: AbortSignal | undefined): Promise<Response> {
+  /** The response body, each chunk pushing the deadline back; a broken or stalled transfer throws a TransportError. */
+  private async *bodyChunks(request: RestRequest, response: Response, deadline: ProgressDeadline | undefined): AsyncGenerator<Uint8Array> {
+    if (!response.body) {
+      deadline?.stop();
+      return;
+    }
+    const reader = response.body.getReader();
+    let finished = false;
+    try {
+      for (;;) {
+        const next = await reader.read().catch((err: unknown) => {
+          throw this.transportError(request, err);
+        });
+        if (next.done) {
+          finished = true;
+          return;
+        }
+        deadline?.progress();
+        yield next.value;
+      }
+    } finally {
+      deadline?.stop();
+      // Left early (a decoding error, the consumer gave up): close the connection.
+      if (!finished) await reader.cancel().catch(() => undefined);
+    }
+  }
+
+  private async exchange(request: RestRequest, signal: AbortSignal | undefined, deadline: ProgressDeadline | undefined): Promise<Response> {
     await this.options.throttle.take(signal);
     const url = this.server + request.path + queryString(request.query);
     const headers: Record<string, string> = {
@@ -111,6 +174,7 @@ export class RestClient {
     }
     this.observe(request.method, String(response.status), started);
     if (response.status >= 400) {
+      deadline?.headersArrived();
       const text = await response.text().catch(() => "");
       throw ApiError.fromResponse(response.status, text, request.method, request.path, response.headers.get("Retry-After"));
     }
@@ -142,7 +206,10 @@ const tlsCodes = new Set([
 
 function describeFailure(code: string | undefined, err: unknown): string {
   const detail = causeMessages(err);
-  if (code === "TimeoutError") return "request timed out";
+  if (code === "TimeoutError") {
+    const timeout = progressTimeoutIn(err);
+    return timeout ? `request timed out: ${timeout.message}` : "request timed out";
+  }
   if ((code && tlsCodes.has(code)) || /certificate/i.test(detail)) {
     return `TLS certificate verification failed (${code ?? detail}): the server's certificate is not signed by the configured certificate authority`;
   }
@@ -160,6 +227,11 @@ function causeMessages(err: unknown): string {
   return messages.join(": ");
 }
 
+function progressTimeoutIn(err: unknown): ProgressTimeout | undefined {
+  for (let e: unknown = err; e && typeof e === "object"; e = (e as { cause?: unknown }).cause) if (e instanceof ProgressTimeout) return e;
+  return undefined;
+}
+
 function errorCode(err: unknown): string | undefined {
   for (let e: unknown = err; e && typeof e === "object"; e = (e as { cause?: unknown }).cause) {
     const code = (e as { code?: unknown }).code;
@@ -167,6 +239,55 @@ function errorCode(err: unknown): string | undefined {
     if ((e as Error).name === "TimeoutError") return "TimeoutError";
   }
   return undefined;
+}
+
+/** Why a ProgressDeadline aborted a request. */
+class ProgressTimeout extends DOMException {
+  constructor(message: string) {
+    super(message, "TimeoutError");
+  }
+}
+
+/**
+ * Aborts a request that makes no progress for `ms`: first while waiting for the response
+ * headers, then while waiting for more of the body. One timer per period, whatever the
+ * number of chunks: it re-arms itself for whatever is left after the last progress.
+ */
+class ProgressDeadline {
+  private readonly controller = new AbortController();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private lastProgress = performance.now();
+  private waitingFor = "no response headers within";
+
+  constructor(private readonly ms: number) {
+    this.arm(ms);
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  headersArrived(): void {
+    this.waitingFor = "the response stalled: no data for";
+    this.progress();
+  }
+
+  progress(): void {
+    this.lastProgress = performance.now();
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private arm(ms: number): void {
+    this.timer = setTimeout(() => {
+      const idle = performance.now() - this.lastProgress;
+      if (idle < this.ms) return this.arm(this.ms - idle);
+      this.controller.abort(new ProgressTimeout(`${this.waitingFor} ${this.ms} ms`));
+    }, ms);
+  }
 }
 
 function queryString(query: Record<string, QueryValue> | undefined): string {

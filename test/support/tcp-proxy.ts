@@ -1,5 +1,6 @@
-// A loopback TCP proxy that tests use to break or partition connections to a server
-// (e.g. cut an informer's watch, or cut a leader off from the apiserver).
+// A loopback TCP proxy that tests use to break, partition or slow down connections to a
+// server (e.g. cut an informer's watch, cut a leader off from the apiserver, or make a big
+// LIST take longer than the client's timeout).
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 
 /** How pause() treats traffic: hang it like a network partition, or refuse it like a stopped server. */
@@ -14,6 +15,9 @@ interface ProxiedConnection {
 export class TcpProxy {
   readonly #connections = new Set<ProxiedConnection>();
   #pauseMode: PauseMode | undefined;
+  /** Bytes per second allowed from the server to clients; undefined = unlimited. */
+  #downstreamRate: number | undefined;
+  #bytesToClients = 0;
 
   private constructor(
     private readonly server: Server,
@@ -38,6 +42,16 @@ export class TcpProxy {
       });
     });
     return new TcpProxy(server, port, targetHost, targetPort);
+  }
+
+  /** Bytes forwarded from the server to clients so far. */
+  get bytesToClients(): number {
+    return this.#bytesToClients;
+  }
+
+  /** Limits what flows from the server to clients to `bytesPerSecond` (undefined: no limit), like a slow link. */
+  throttle(bytesPerSecond: number | undefined): void {
+    this.#downstreamRate = bytesPerSecond;
   }
 
   /** Connections currently open through the proxy (including ones held by a blackhole). */
@@ -109,18 +123,36 @@ export class TcpProxy {
     connection.upstream = upstream;
     upstream.on("error", () => this.#close(connection));
     upstream.on("close", () => this.#close(connection));
-    this.#forward(client, upstream);
-    this.#forward(upstream, client);
+    this.#forward(client, upstream, false);
+    this.#forward(upstream, client, true);
     client.resume();
   }
 
-  // Hand-written instead of pipe(): pipe() resumes the source on 'drain', which would undo a blackhole.
-  #forward(from: Socket, to: Socket): void {
+  // Hand-written instead of pipe(): pipe() resumes the source on 'drain', which would undo a
+  // blackhole. The source is paused while the destination is full and, downstream under a
+  // throttle, for as long as the chunk just sent takes at the allowed rate.
+  #forward(from: Socket, to: Socket, downstream: boolean): void {
+    let draining = false;
+    let pacing = false;
+    const resumeWhenFree = () => {
+      if (!draining && !pacing && this.#pauseMode === undefined) from.resume();
+    };
     from.on("data", (chunk: Buffer) => {
-      if (!to.write(chunk)) from.pause();
+      if (downstream) this.#bytesToClients += chunk.length;
+      draining = !to.write(chunk);
+      const rate = downstream ? this.#downstreamRate : undefined;
+      if (rate !== undefined) {
+        pacing = true;
+        setTimeout(() => {
+          pacing = false;
+          resumeWhenFree();
+        }, (chunk.length / rate) * 1000);
+      }
+      if (draining || pacing) from.pause();
     });
     to.on("drain", () => {
-      if (this.#pauseMode === undefined) from.resume();
+      draining = false;
+      resumeWhenFree();
     });
     from.on("end", () => to.end());
   }
