@@ -1,27 +1,54 @@
-// Registers the network controller with the manager: on by default, idle until the Network
-// CRD is installed, with the in-memory provider unless --network-provider says otherwise.
+// The network controller (seed 000's controller, kube-controller-manager style): Network events
+// and periodic resyncs (drift checks) feed --concurrent-network-syncs workers running the
+// NetworkReconciler. On by default; idle until the Network CRD is installed, then it starts by
+// itself; the in-memory provider unless --network-provider says otherwise.
+import { controller } from "../../pkg/builder/controller-builder.ts";
 import type { ControllerDescriptor } from "../../pkg/manager/controller-descriptor.ts";
+import { BucketRateLimiter, ItemExponentialFailureRateLimiter, MaxOfRateLimiter } from "../../pkg/workqueue/rate-limiters.ts";
 import { concurrentNetworkSyncsFlag, networkControllerFlags, networkResyncPeriodFlag } from "./flags.ts";
-import { NetworkController } from "./network-controller.ts";
+import { networkNeedsReconcile } from "./network-predicate.ts";
+import { NetworkReconciler } from "./network-reconciler.ts";
+import { networkGVR, type Network } from "./network-resource.ts";
 import { KubeNetworkWriter } from "./network-writer.ts";
+import { ProviderOutageBackoff } from "./provider-outage-backoff.ts";
 import { createNetworkProvider } from "./provider-setup.ts";
+import { instrumentedNetworkProvider } from "./providers/instrumented-provider.ts";
+import type { NetworkProvider } from "./providers/provider.ts";
 
-export const networkControllerDescriptor: ControllerDescriptor = {
-  name: "network",
-  aliases: [],
-  enabledByDefault: true,
-  flags: networkControllerFlags,
-  async create(context) {
-    return new NetworkController({
-      informers: context.informers,
-      events: context.events,
-      logger: context.logger,
-      workqueueMetrics: context.workqueueMetrics,
-      reconcileMetrics: context.reconcileMetrics,
-      provider: createNetworkProvider(context),
-      writer: new KubeNetworkWriter(context.client, "kube-loom-network-controller"),
-      workers: context.values.get(concurrentNetworkSyncsFlag),
-      resyncPeriodMs: context.values.get(networkResyncPeriodFlag),
+/** Provider errors: 1 s doubling to 5 min per Network (a cloud API deserves more patience than client-go's 5 ms start), 10/s overall. */
+const providerErrorRateLimiter = () =>
+  new MaxOfRateLimiter<string>(new ItemExponentialFailureRateLimiter<string>(1_000, 300_000), new BucketRateLimiter<string>(10, 100));
+
+/** While the provider is unreachable, probes 1 s, 2 s, 4 s … apart, at most 30 s. */
+const outageBackoff = { initialMs: 1_000, maxMs: 30_000 };
+
+/** The controller over the provider the flags choose, or over `provider` (tests that inspect it). */
+export function networkController(provider?: NetworkProvider): ControllerDescriptor {
+  return controller("network")
+    .flags(...networkControllerFlags.filter((flag) => flag !== concurrentNetworkSyncsFlag))
+    .workers(concurrentNetworkSyncsFlag)
+    .rateLimiter(providerErrorRateLimiter)
+    .for<Network>(networkGVR, { waitForCrd: true, predicates: [networkNeedsReconcile], resyncPeriod: networkResyncPeriodFlag })
+    .complete((context) => {
+      const { logger, queue } = context;
+      const chosen = provider ? instrumentedNetworkProvider(provider, context.metrics) : createNetworkProvider(context);
+      const outage = new ProviderOutageBackoff({
+        ...outageBackoff,
+        onRecovered: (keys) => {
+          logger.info({ networks: keys.length }, `${chosen.kind} answers again; requeueing the Networks that waited`);
+          for (const key of keys) queue.add(key);
+        },
+      });
+      const reconciler = new NetworkReconciler({
+        getNetwork: (namespace, name) => context.cached(`${namespace}/${name}`),
+        writer: new KubeNetworkWriter(context.client, "kube-loom-network-controller"),
+        provider: chosen,
+        outage,
+        events: context.events,
+        logger,
+      });
+      return ({ key }, signal) => reconciler.reconcile(key, signal);
     });
-  },
-};
+}
+
+export const networkControllerDescriptor = networkController();

@@ -5,10 +5,11 @@ import { namespaceIndex, namespaceIndexName } from "../../pkg/informer/index-fun
 import { Indexer } from "../../pkg/informer/indexer.ts";
 import { Lister } from "../../pkg/informer/lister.ts";
 import { pod, replicaSet, type Pod, type ReplicaSet } from "../../test/replicaset/builders.ts";
-import { ReplicaSetEventHandlers, type ReplicaSetQueue } from "./event-handlers.ts";
+import type { KeyQueue } from "../../pkg/builder/event-mappers.ts";
+import { ReplicaSetEventHandlers } from "./event-handlers.ts";
 import { PodExpectations } from "./expectations.ts";
 
-class RecordingQueue implements ReplicaSetQueue {
+class RecordingQueue implements KeyQueue {
   added: string[] = [];
   delayed: { key: string; delayMs: number }[] = [];
   add(key: string): void {

@@ -9,7 +9,7 @@ import type { Lister } from "../../pkg/informer/lister.ts";
 import type { OwnerReference, Wire } from "../../pkg/kube/objects.ts";
 import { controllerRefOf } from "../../pkg/kube/owner-references.ts";
 import { selectorFromLabelSelector } from "../../pkg/labels/selector.ts";
-import type { RateLimitingQueue } from "../../pkg/workqueue/rate-limiting-queue.ts";
+import type { KeyQueue } from "../../pkg/builder/event-mappers.ts";
 import type { PodExpectations } from "./expectations.ts";
 import { replicaSetKind } from "./pod-control.ts";
 import { isPodReady, podKey } from "./pod-state.ts";
@@ -17,12 +17,9 @@ import { isPodReady, podKey } from "./pod-state.ts";
 type Pod = Wire<V1Pod>;
 type ReplicaSet = Wire<V1ReplicaSet>;
 
-/** Where the handlers put ReplicaSet keys: the controller's workqueue. */
-export type ReplicaSetQueue = Pick<RateLimitingQueue<string>, "add" | "addAfter">;
-
 export class ReplicaSetEventHandlers {
   constructor(
-    private readonly queue: ReplicaSetQueue,
+    private readonly queue: KeyQueue,
     private readonly expectations: PodExpectations,
     private readonly replicaSets: Lister<ReplicaSet>,
   ) {}

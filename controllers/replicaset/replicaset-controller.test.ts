@@ -1,15 +1,12 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { ReconcileRunner } from "../../pkg/controller/reconcile-runner.ts";
 import type { EventRecorder } from "../../pkg/events/recorder.ts";
 import { SharedInformerFactory } from "../../pkg/informer/factory.ts";
 import type { ListerWatcher } from "../../pkg/kube/list-watch.ts";
-import { silentLogger } from "../../pkg/log/logger.ts";
-import { defaultControllerRateLimiter } from "../../pkg/workqueue/rate-limiters.ts";
-import { RateLimitingQueue } from "../../pkg/workqueue/rate-limiting-queue.ts";
 import { replicaSet, type ReplicaSet } from "../../test/replicaset/builders.ts";
 import { FakeReplicaSetApi } from "../../test/replicaset/fake-api.ts";
 import { settle, waitUntil } from "../../test/support/eventually.ts";
-import { ReplicaSetController } from "./replicaset-controller.ts";
+import { runControllerForTest, testControllerContext } from "../../test/support/controller-context.ts";
+import { replicaSetControllerDescriptor } from "./descriptor.ts";
 
 const podCreates = /\/pods$/;
 const podDeletes = /\/pods\/[^/]+$/;
@@ -32,12 +29,9 @@ beforeEach(async () => {
     listerWatcherFor: (gvr) => (gvr.resource === "pods" ? api.pods : api.replicaSets) as unknown as ListerWatcher,
     defaultResyncMs: 0,
   });
-  const queue = new RateLimitingQueue<string>(defaultControllerRateLimiter(), { name: "replicaset-test" });
-  const controller = new ReplicaSetController({ client: await api.client(), informers, events: recorder, logger: silentLogger, queue });
-  informers.start(stop.signal);
-  await informers.waitForCacheSync(stop.signal, 5000);
-  const runner = new ReconcileRunner({ name: "replicaset", queue, reconciler: controller, workers: 5, logger: silentLogger });
-  running = runner.run(stop.signal);
+  const descriptor = replicaSetControllerDescriptor;
+  const context = testControllerContext({ client: await api.client(), informers, events: recorder, descriptor });
+  ({ running } = await runControllerForTest(descriptor, context, stop.signal));
 });
 
 afterEach(async () => {

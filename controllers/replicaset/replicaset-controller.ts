@@ -3,14 +3,14 @@
 // up with its previous writes), then write the status.
 import type { V1Pod, V1ReplicaSet } from "@kubernetes/client-node";
 import { type Clock, realClock } from "../../pkg/clock/clock.ts";
-import { TerminalError, type ReconcileResult, type Reconciler } from "../../pkg/controller/reconciler.ts";
+import type { ReconcileRequest, SetupContext } from "../../pkg/builder/controller-builder.ts";
+import type { KeyQueue } from "../../pkg/builder/event-mappers.ts";
+import { TerminalError, type ReconcileResult } from "../../pkg/controller/reconciler.ts";
 import type { EventRecorder } from "../../pkg/events/recorder.ts";
-import type { SharedInformerFactory } from "../../pkg/informer/factory.ts";
 import { controllerUidIndex, controllerUidIndexName } from "../../pkg/informer/index-funcs.ts";
 import type { Indexer } from "../../pkg/informer/indexer.ts";
 import { splitMetaNamespaceKey } from "../../pkg/informer/keys.ts";
 import type { Lister } from "../../pkg/informer/lister.ts";
-import type { CacheSyncSource } from "../../pkg/informer/wait-for-cache-sync.ts";
 import type { KubeClient } from "../../pkg/kube/client.ts";
 import { isNotFound } from "../../pkg/kube/errors.ts";
 import { resources } from "../../pkg/kube/gvr.ts";
@@ -18,7 +18,6 @@ import type { Wire } from "../../pkg/kube/objects.ts";
 import { controllerRefOf, isControlledBy } from "../../pkg/kube/owner-references.ts";
 import { selectorFromLabelSelector, type Selector } from "../../pkg/labels/selector.ts";
 import type { Logger } from "../../pkg/log/logger.ts";
-import type { RateLimitingQueue } from "../../pkg/workqueue/rate-limiting-queue.ts";
 import { PodClaim } from "./adoption.ts";
 import { ReplicaSetEventHandlers } from "./event-handlers.ts";
 import { PodExpectations } from "./expectations.ts";
@@ -36,16 +35,15 @@ export const burstReplicas = 500;
 
 export interface ReplicaSetControllerOptions {
   client: KubeClient;
-  informers: SharedInformerFactory;
+  /** The shared informers the controller reads (the builder's `informer`, so their caches are waited for). */
+  informer: SetupContext<ReplicaSet>["informer"];
   events: EventRecorder;
   logger: Logger;
-  queue: RateLimitingQueue<string>;
+  queue: KeyQueue;
   clock?: Clock;
 }
 
-export class ReplicaSetController implements Reconciler<string> {
-  /** The caches every sync reads: no sync may run before both have synced. */
-  readonly informers: readonly CacheSyncSource[];
+export class ReplicaSetController {
   private readonly client: KubeClient;
   private readonly events: EventRecorder;
   private readonly logger: Logger;
@@ -65,22 +63,21 @@ export class ReplicaSetController implements Reconciler<string> {
     this.clock = options.clock ?? realClock;
     this.expectations = new PodExpectations(this.clock);
     this.podControl = new PodControl(options.client, options.events);
-    const replicaSets = options.informers.replicaSets();
-    const pods = options.informers.pods();
+    const replicaSets = options.informer<ReplicaSet>(resources.replicaSets);
+    const pods = options.informer<Pod>(resources.pods);
+    const handlers = new ReplicaSetEventHandlers(options.queue, this.expectations, replicaSets.lister);
+    replicaSets.informer.addEventHandler(handlers.replicaSetHandler);
+    pods.informer.addEventHandler(handlers.podHandler);
     this.replicaSets = replicaSets.lister;
     this.replicaSetIndexer = replicaSets.informer.getIndexer();
     this.pods = pods.lister;
-    this.informers = [replicaSets.informer, pods.informer];
     // Another controller sharing the informer may have added the same index already.
     if (!(controllerUidIndexName in this.replicaSetIndexer.getIndexers())) {
       replicaSets.informer.addIndexers({ [controllerUidIndexName]: controllerUidIndex });
     }
-    const handlers = new ReplicaSetEventHandlers(options.queue, this.expectations, this.replicaSets);
-    replicaSets.informer.addEventHandler(handlers.replicaSetHandler);
-    pods.informer.addEventHandler(handlers.podHandler);
   }
 
-  async reconcile(key: string): Promise<ReconcileResult> {
+  async reconcile({ key }: ReconcileRequest<ReplicaSet>): Promise<ReconcileResult> {
     const { namespace, name } = splitMetaNamespaceKey(key);
     const rs = this.replicaSets.namespace(namespace).get(name);
     if (!rs) {

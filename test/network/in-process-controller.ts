@@ -1,16 +1,14 @@
-// The network controller wired up in the test process, the way the manager wires it, around a
-// provider the test can also reach directly (the in-memory one).
-import { Registry } from "prom-client";
-import { NetworkController } from "../../controllers/network/network-controller.ts";
-import { KubeNetworkWriter } from "../../controllers/network/network-writer.ts";
-import { instrumentedNetworkProvider } from "../../controllers/network/providers/instrumented-provider.ts";
+// The network controller run in the test process, as the manager runs it, around a provider
+// the test can also reach directly (the in-memory one).
+import { networkController } from "../../controllers/network/descriptor.ts";
+import { concurrentNetworkSyncsFlag, networkResyncPeriodFlag } from "../../controllers/network/flags.ts";
 import type { NetworkProvider } from "../../controllers/network/providers/provider.ts";
 import { EventBroadcaster } from "../../pkg/events/broadcaster.ts";
 import { KubeEventSink } from "../../pkg/events/kube-event-sink.ts";
 import { SharedInformerFactory } from "../../pkg/informer/factory.ts";
 import { loadClientConfig } from "../../pkg/kube/client-config.ts";
 import { createKubeClient } from "../../pkg/kube/client.ts";
-import { silentLogger } from "../../pkg/log/logger.ts";
+import { runControllerForTest, testControllerContext } from "../support/controller-context.ts";
 
 export interface InProcessController {
   /** Prometheus text of the controller's provider metrics. */
@@ -25,25 +23,19 @@ export async function startInProcessController(options: {
   workers: number;
 }): Promise<InProcessController> {
   const client = await createKubeClient(loadClientConfig({ kubeconfig: options.kubeconfig }));
-  const registry = new Registry();
   const stop = new AbortController();
   const informers = new SharedInformerFactory({ listerWatcherFor: (gvr, scope) => client.dynamic.listerWatcher(gvr, scope), defaultResyncMs: 0 });
   const broadcaster = new EventBroadcaster({ sink: new KubeEventSink(client), reportingInstance: "network-test" });
   broadcaster.start();
-  const controller = new NetworkController({
-    informers,
-    events: broadcaster.newRecorder(),
-    logger: silentLogger,
-    provider: instrumentedNetworkProvider(options.provider, registry),
-    writer: new KubeNetworkWriter(client, "network-test"),
-    workers: options.workers,
-    resyncPeriodMs: options.resyncPeriodMs,
-  });
-  informers.start(stop.signal);
-  await informers.waitForCacheSync(stop.signal, 60_000);
-  const running = controller.run(stop.signal, stop.signal);
+  const descriptor = networkController(options.provider);
+  const flags = new Map([
+    [networkResyncPeriodFlag, options.resyncPeriodMs],
+    [concurrentNetworkSyncsFlag, options.workers],
+  ] as const);
+  const context = testControllerContext({ client, informers, events: broadcaster.newRecorder(), descriptor, flags });
+  const { running } = await runControllerForTest(descriptor, context, stop.signal);
   return {
-    metrics: () => registry.metrics(),
+    metrics: () => context.metrics.metrics(),
     async stop() {
       stop.abort();
       await running;

@@ -42,7 +42,7 @@ describe("network controller, default configuration (kube-loom binary)", () => {
       expect((await applyNetwork(controlPlane, namespace, "late", { cidr: "192.168.10.0/24", gateway: "192.168.10.1" })).code).toBe(0);
       const network = await waitForNetwork(client, namespace, "late", "to be Ready", isReady);
       expect(readyCondition(network ?? {})?.message).toContain("memory network");
-      expect(kubeLoom.logs()).toContain("Network CRD established; starting the network controller");
+      expect(kubeLoom.logs()).toContain("CustomResourceDefinition established; starting");
       await kubectlOk(controlPlane, ["delete", "network", "late", "-n", namespace, "--timeout=60s"]);
     } finally {
       expect(await kubeLoom.stop()).toBe(0);

@@ -1,0 +1,36 @@
+// Filters on the events of a watched resource (controller-runtime's predicates): an event some
+// predicate rejects queues nothing. Each kind of event is let through unless a predicate says no.
+import type { KubeObject } from "../kube/objects.ts";
+
+export interface Predicate<T extends KubeObject = KubeObject> {
+  add?(obj: T): boolean;
+  update?(oldObj: T, newObj: T): boolean;
+  delete?(obj: T): boolean;
+}
+
+/** Only updates that change the spec (metadata.generation) — plus creations and deletions. */
+export const generationChanged: Predicate = {
+  update: (oldObj, newObj) => oldObj.metadata?.generation !== newObj.metadata?.generation || oldObj.metadata?.uid !== newObj.metadata?.uid,
+};
+
+/** Drops the periodic resyncs, which redeliver an unchanged object. */
+export const resourceVersionChanged: Predicate = {
+  update: (oldObj, newObj) => oldObj.metadata?.resourceVersion !== newObj.metadata?.resourceVersion,
+};
+
+/** Only updates that change labels or annotations (or the object's identity). */
+export const labelsOrAnnotationsChanged: Predicate = {
+  update: (oldObj, newObj) =>
+    oldObj.metadata?.uid !== newObj.metadata?.uid ||
+    JSON.stringify(oldObj.metadata?.labels ?? {}) !== JSON.stringify(newObj.metadata?.labels ?? {}) ||
+    JSON.stringify(oldObj.metadata?.annotations ?? {}) !== JSON.stringify(newObj.metadata?.annotations ?? {}),
+};
+
+export function passes<T extends KubeObject>(predicates: readonly Predicate<T>[], event: "add" | "delete", obj: T): boolean;
+export function passes<T extends KubeObject>(predicates: readonly Predicate<T>[], event: "update", oldObj: T, newObj: T): boolean;
+export function passes<T extends KubeObject>(predicates: readonly Predicate<T>[], event: "add" | "update" | "delete", first: T, second?: T): boolean {
+  return predicates.every((predicate) => {
+    if (event === "update") return predicate.update?.(first, second ?? first) ?? true;
+    return predicate[event]?.(first) ?? true;
+  });
+}
