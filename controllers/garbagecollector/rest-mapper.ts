@@ -1,6 +1,7 @@
 // apiVersion + kind → the resource to call and whether it is namespaced, from discovery
 // (kube-controller-manager's RESTMapper). References may name any version of a group; reading
-// metadata works through any served version, so the group's preferred one is used.
+// metadata works through any served version, so the one discovery chose for the kind is used
+// (the group's preferred version when it serves the kind).
 import type { ApiResource, PreferredResources } from "../../pkg/kube/discovery.ts";
 import { apiVersionOf } from "../../pkg/kube/gvr.ts";
 

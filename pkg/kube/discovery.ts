@@ -69,23 +69,35 @@ export class DiscoveryClient {
       }));
   }
 
-  /** Resources of every group's preferred version; one failing group does not fail the rest. */
+  /**
+   * One version of each resource of every group (client-go's ServerPreferredResources): every
+   * served version is read, a resource is taken from its group's preferred version when that
+   * serves it and otherwise from the first version listed that does, so a kind served only in
+   * an older version is found too. One failing group version does not fail the rest.
+   */
   async serverPreferredResources(): Promise<PreferredResources> {
     const groups = await this.serverGroups();
     const failed = new Map<string, Error>();
-    const perGroup = await Promise.all(
-      groups.map(async (group) => {
-        const gv = group.preferredVersion?.groupVersion ?? group.versions[0]?.groupVersion;
-        if (!gv) return [];
+    const versions = groups.flatMap((group) => group.versions.map((version) => ({ group, version })));
+    const lists = await Promise.all(
+      versions.map(async ({ version }) => {
         try {
-          return await this.serverResourcesForGroupVersion(gv);
+          return await this.serverResourcesForGroupVersion(version.groupVersion);
         } catch (err) {
-          failed.set(gv, err instanceof Error ? err : new Error(String(err)));
+          failed.set(version.groupVersion, err instanceof Error ? err : new Error(String(err)));
           return [];
         }
       }),
     );
-    return { resources: perGroup.flat(), failed };
+    const chosen = new Map<string, ApiResource>();
+    versions.forEach(({ group, version }, i) => {
+      const preferred = version.version === (group.preferredVersion?.version ?? group.versions[0]?.version);
+      for (const resource of lists[i] ?? []) {
+        const groupResource = `${resource.resource}.${resource.group}`;
+        if (preferred || !chosen.has(groupResource)) chosen.set(groupResource, resource);
+      }
+    });
+    return { resources: [...chosen.values()], failed };
   }
 }
 
