@@ -4,7 +4,6 @@ import { FakeObjectApi } from "../../test/garbagecollector/fake-object-api.ts";
 import { AbsentOwnerCache } from "./absent-owner-cache.ts";
 import { AttemptToDelete, type ClassifiedReference, decide, NotObservedYetError } from "./attempt-to-delete.ts";
 import { GraphBuilder, type NodeQueue } from "./graph-builder.ts";
-import { GraphCompleteness } from "./graph-completeness.ts";
 import { GraphNode, type ObjectIdentity } from "./graph.ts";
 
 const ref = (name: string, extra: Partial<OwnerReference> = {}): OwnerReference => ({ apiVersion: "v1", kind: "ConfigMap", name, uid: `uid-${name}`, ...extra });
@@ -57,15 +56,12 @@ function setup() {
   const queue = new Queue();
   const builder = new GraphBuilder({ attemptToDelete: queue, attemptToOrphan: new Queue(), absentOwners });
   const reports: string[] = [];
-  let unsynced: string[] = [];
-  const completeness = new GraphCompleteness(() => unsynced, (owner, message) => reports.push(`${owner.name}: ${message}`));
   const worker = new AttemptToDelete({
     api,
     graph: builder.graph,
     absentOwners,
     observeVirtualDeletion: (identity) => builder.observeVirtualDeletion(identity),
     enqueue: (node) => queue.add(node),
-    completeness,
     reportInvalidReference: (dependent, message) => reports.push(`${dependent.name}: ${message}`),
   });
   const create = (namespace: string, name: string, meta: Partial<ObjectMeta> = {}, kind = "ConfigMap"): GraphNode => {
@@ -76,7 +72,7 @@ function setup() {
   };
   const remove = (node: GraphNode) => builder.observe({ type: "delete", object: { metadata: { namespace: node.namespace, name: node.name, uid: node.uid } }, apiVersion: node.apiVersion, kind: node.kind });
   const reconcile = (node: GraphNode) => worker.reconcile(node);
-  return { api, builder, graph: builder.graph, queue, worker, reports, create, remove, reconcile, setUnsynced: (resources: string[]) => (unsynced = resources) };
+  return { api, builder, graph: builder.graph, queue, worker, reports, create, remove, reconcile };
 }
 
 const identity = (node: GraphNode): ObjectIdentity => ({ apiVersion: node.apiVersion, kind: node.kind, namespace: node.namespace, name: node.name, uid: node.uid });
@@ -185,19 +181,6 @@ describe("AttemptToDelete", () => {
     expect(queue.added).toEqual([child]);
     expect(api.calls).toEqual([]);
     remove(child);
-    await reconcile(owner);
-    expect(api.calls).toEqual(["remove-finalizer ConfigMap ns/owner foregroundDeletion"]);
-  });
-
-  test("finishing a foreground deletion waits while the graph is incomplete, and says so once", async () => {
-    const { api, create, reconcile, reports, setUnsynced } = setup();
-    const owner = create("ns", "owner", { deletionTimestamp: "2025-01-01T00:00:00Z", finalizers: ["foregroundDeletion"] });
-    setUnsynced(["widgets.v1.example.com"]);
-    expect(await reconcile(owner)).toEqual({ requeueAfterMs: 5000 });
-    expect(await reconcile(owner)).toEqual({ requeueAfterMs: 5000 });
-    expect(api.calls).toEqual([]);
-    expect(reports).toEqual(["owner: waiting for the garbage collector to list every resource before acting on all dependents; not listed yet: widgets.v1.example.com"]);
-    setUnsynced([]);
     await reconcile(owner);
     expect(api.calls).toEqual(["remove-finalizer ConfigMap ns/owner foregroundDeletion"]);
   });

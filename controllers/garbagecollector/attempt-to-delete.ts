@@ -16,7 +16,6 @@ import type { ObjectMeta, OwnerReference } from "../../pkg/kube/objects.ts";
 import { type Logger, silentLogger } from "../../pkg/log/logger.ts";
 import type { AbsentOwnerCache } from "./absent-owner-cache.ts";
 import { describeIdentity, type DependencyGraph, type GraphNode, identityOf, type ObjectIdentity, sameIdentity } from "./graph.ts";
-import type { CompletenessGate } from "./graph-completeness.ts";
 import { noopGarbageCollectorMetrics, type GarbageCollectorMetrics } from "./metrics.ts";
 import type { ObjectApi, PropagationPolicy } from "./object-api.ts";
 import { foregroundDeletionFinalizer, hasFinalizer, isBeingDeleted, orphanFinalizer, sameReferences } from "./owner-references.ts";
@@ -67,8 +66,6 @@ export interface AttemptToDeleteOptions {
   observeVirtualDeletion(identity: ObjectIdentity): void;
   /** Queues a node for this worker again. */
   enqueue(node: GraphNode): void;
-  /** Holds back finishing a foreground deletion while the graph may miss dependents. */
-  completeness: CompletenessGate;
   /** Tells the user (an Event) why a reference is ignored. */
   reportInvalidReference(dependent: ObjectIdentity, message: string): void;
   metrics?: Pick<GarbageCollectorMetrics, "deleted" | "referencesRemoved">;
@@ -114,8 +111,6 @@ export class AttemptToDelete implements Reconciler<GraphNode> {
 
   /** The foregroundDeletion finalizer comes off once no dependent blocks; until then the blocking ones are pushed. */
   private async finishForegroundDeletion(node: GraphNode, identity: ObjectIdentity): Promise<ReconcileResult> {
-    const wait = this.options.completeness.waitFor(node);
-    if (wait) return wait;
     const blocking = node.blockingDependents();
     if (blocking.length === 0) {
       await this.options.api.removeFinalizer(identity, foregroundDeletionFinalizer);

@@ -1,13 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import { FakeObjectApi } from "../../test/garbagecollector/fake-object-api.ts";
 import { AttemptToOrphan } from "./attempt-to-orphan.ts";
-import { GraphCompleteness } from "./graph-completeness.ts";
 import { GraphNode, type ObjectIdentity } from "./graph.ts";
 
 function setup() {
   const api = new FakeObjectApi();
-  let unsynced: string[] = [];
-  const worker = new AttemptToOrphan({ api, completeness: new GraphCompleteness(() => unsynced, () => undefined) });
+  const worker = new AttemptToOrphan({ api });
   const owner = api.put("v1", "ConfigMap", { namespace: "ns", name: "owner", uid: "uid-owner", deletionTimestamp: "2025-01-01T00:00:00Z", finalizers: ["orphan"] });
   const ownerNode = new GraphNode(owner, [], false);
   const refToOwner = { apiVersion: "v1", kind: "ConfigMap", name: "owner", uid: "uid-owner" };
@@ -17,7 +15,7 @@ function setup() {
     ownerNode.addDependent(new GraphNode(dependent, [refToOwner, other], false));
     return dependent;
   });
-  return { api, worker, owner, ownerNode, dependents, other, setUnsynced: (resources: string[]) => (unsynced = resources) };
+  return { api, worker, owner, ownerNode, dependents, other };
 }
 
 describe("AttemptToOrphan", () => {
@@ -36,12 +34,5 @@ describe("AttemptToOrphan", () => {
     };
     await expect(worker.reconcile(ownerNode)).rejects.toThrow("orphaning 2 of 2 dependents of v1/ConfigMap ns/owner (uid-owner) failed, e.g.: the server is on fire");
     expect(api.calls.some((call) => call.startsWith("remove-finalizer"))).toBe(false);
-  });
-
-  test("waits while the graph is incomplete: a dependent it does not know yet would lose its owner instead", async () => {
-    const { api, worker, ownerNode, setUnsynced } = setup();
-    setUnsynced(["widgets.v1.example.com"]);
-    expect(await worker.reconcile(ownerNode)).toEqual({ requeueAfterMs: 5000 });
-    expect(api.calls).toEqual([]);
   });
 });

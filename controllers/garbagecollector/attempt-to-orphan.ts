@@ -1,17 +1,15 @@
 // The attemptToOrphan worker: an owner deleted with propagationPolicy=Orphan carries the orphan
 // finalizer; its dependents lose their reference to it, then the finalizer comes off and the
-// API server deletes the owner alone. Any failure retries the whole owner.
+// API server deletes the owner alone. Any failure retries the whole owner. As upstream, it acts
+// on the dependents the graph knows, whether or not every monitor has synced.
 import type { Reconciler, ReconcileResult } from "../../pkg/controller/reconciler.ts";
 import { describeIdentity, type GraphNode, identityOf } from "./graph.ts";
-import type { CompletenessGate } from "./graph-completeness.ts";
 import { noopGarbageCollectorMetrics, type GarbageCollectorMetrics } from "./metrics.ts";
 import type { ObjectApi } from "./object-api.ts";
 import { orphanFinalizer } from "./owner-references.ts";
 
 export interface AttemptToOrphanOptions {
   api: ObjectApi;
-  /** Holds back orphaning while the graph may miss dependents (they would be collected instead). */
-  completeness: CompletenessGate;
   metrics?: Pick<GarbageCollectorMetrics, "referencesRemoved">;
 }
 
@@ -24,8 +22,6 @@ export class AttemptToOrphan implements Reconciler<GraphNode> {
 
   async reconcile(owner: GraphNode): Promise<ReconcileResult> {
     const { api } = this.options;
-    const wait = this.options.completeness.waitFor(owner);
-    if (wait) return wait;
     const identity = identityOf(owner);
     const dependents = [...owner.dependents].map(identityOf);
     const results = await Promise.allSettled(dependents.map((dependent) => api.removeOwnerReferences(dependent, [identity.uid])));

@@ -27,7 +27,6 @@ import { AttemptToDelete } from "./attempt-to-delete.ts";
 import { AttemptToOrphan } from "./attempt-to-orphan.ts";
 import { graphDebugRoute } from "./debug-graph.ts";
 import { GraphBuilder } from "./graph-builder.ts";
-import { GraphCompleteness } from "./graph-completeness.ts";
 import type { GraphNode, ObjectIdentity } from "./graph.ts";
 import { type AttemptQueue, type GarbageCollectorMetrics, prometheusGarbageCollectorMetrics } from "./metrics.ts";
 import { KubeObjectApi } from "./object-api.ts";
@@ -81,22 +80,17 @@ export class GarbageCollector {
       this.logger,
     );
     const api = new KubeObjectApi(options.client, this.mapper, (resource, key) => this.monitors.lookup(resource, key));
-    const completeness = new GraphCompleteness(
-      () => this.monitors.unsynced(),
-      (owner, message) => this.report(owner, "Warning", "WaitingForResourceMonitors", message),
-    );
     const deleteWorker = new AttemptToDelete({
       api,
       graph: this.builder.graph,
       absentOwners,
       observeVirtualDeletion: (identity) => this.builder.observeVirtualDeletion(identity),
       enqueue: (node) => attemptToDelete.add(node),
-      completeness,
       reportInvalidReference: (dependent, message) => this.report(dependent, "Warning", "OwnerRefInvalidNamespace", message),
       metrics: this.metrics,
       logger: this.logger,
     });
-    const orphanWorker = new AttemptToOrphan({ api, completeness, metrics: this.metrics });
+    const orphanWorker = new AttemptToOrphan({ api, metrics: this.metrics });
     const runner = (queueName: AttemptQueue, workQueue: RateLimitingQueue<GraphNode>, reconciler: Reconciler<GraphNode>) =>
       new ReconcileRunner<GraphNode>({
         name: `${options.name}-${queueName.replaceAll("_", "-")}`,
@@ -121,7 +115,7 @@ export class GarbageCollector {
     const synced = await this.waitFor(() => this.monitors.isSynced(), resourceRefreshPeriodMs, stop);
     if (stop.aborted) return refreshing;
     if (synced) this.logger.info({ monitored: this.monitors.size }, "all resource monitors have synced; collecting garbage");
-    else this.logger.warn({ unsynced: this.monitors.unsynced() }, "not all resource monitors synced in time; collecting garbage anyway (orphaning and foreground deletions wait for them)");
+    else this.logger.warn({ unsynced: this.monitors.unsynced() }, "not all resource monitors synced in time; collecting garbage anyway");
     await Promise.all([...this.runners.map((runner) => runner.run(stop, abort)), refreshing]);
   }
 
