@@ -215,6 +215,16 @@ describe("AttemptToDelete", () => {
     expect(queue.added.map((n) => n.name)).toEqual(["child"]);
   });
 
+  test("an owner proven absent through its virtual node costs one lookup for all its dependents", async () => {
+    const { api, graph, create, reconcile, queue } = setup();
+    const dependents = Array.from({ length: 1000 }, (_, i) => create("ns", `dependent-${i}`, { ownerReferences: [ref("gone")] }));
+    await reconcile(graph.get("uid-gone") as GraphNode);
+    expect(queue.added.filter((node) => node.name.startsWith("dependent-"))).toHaveLength(1000);
+    for (const dependent of dependents) await reconcile(dependent);
+    expect(api.calls.filter((call) => call === "get ConfigMap ns/gone")).toHaveLength(1);
+    expect(api.calls.filter((call) => call.startsWith("delete"))).toHaveLength(1000);
+  });
+
   test("a virtual owner that exists is checked again until an informer reports it", async () => {
     const { api, graph, create, reconcile } = setup();
     api.put("v1", "ConfigMap", { namespace: "ns", name: "owner", uid: "uid-owner" });

@@ -169,13 +169,25 @@ describe("GraphBuilder", () => {
     expect(attemptToOrphan.names()).toEqual(["owner"]);
   });
 
-  test("a virtual owner proven absent is dropped and its dependents queued", () => {
-    const { builder, graph, configMaps, attemptToDelete } = setup();
+  test("a virtual owner proven absent is dropped, recorded absent, and its dependents queued", () => {
+    const { builder, graph, configMaps, attemptToDelete, absentOwners } = setup();
     configMaps.onAdd?.(configMap("ns", "child", { ownerReferences: [ownedBy("gone")] }), true);
     attemptToDelete.added.length = 0;
-    builder.observeVirtualDeletion({ apiVersion: "v1", kind: "ConfigMap", namespace: "ns", name: "gone", uid: "uid-gone" });
+    const gone = { apiVersion: "v1", kind: "ConfigMap", namespace: "ns", name: "gone", uid: "uid-gone" };
+    builder.observeVirtualDeletion(gone);
     expect(graph.get("uid-gone")).toBeUndefined();
     expect(attemptToDelete.names()).toEqual(["child"]);
+    expect(absentOwners.has(gone)).toBe(true);
+  });
+
+  test("an observed owner a worker found gone before its informer did is dropped and recorded absent", () => {
+    const { builder, graph, configMaps, absentOwners } = setup();
+    configMaps.onAdd?.(configMap("ns", "owner"), true);
+    configMaps.onAdd?.(configMap("ns", "child", { ownerReferences: [ownedBy("owner")] }), true);
+    const owner = { apiVersion: "v1", kind: "ConfigMap", namespace: "ns", name: "owner", uid: "uid-owner" };
+    builder.observeVirtualDeletion(owner);
+    expect(graph.get("uid-owner")).toBeUndefined();
+    expect(absentOwners.has(owner)).toBe(true);
   });
 
   test("a virtual owner named differently by other dependents switches to the other name when one is proven absent", () => {

@@ -99,6 +99,8 @@ export class GraphBuilder {
   /**
    * A worker's GET found no object with `identity` (404, or another UID under that name): drop the
    * node unless some dependents name the UID by other coordinates, which then get their turn.
+   * Either way the identity goes into the absent-owner cache when dependents name it, so they
+   * are decided without asking the API server again.
    */
   observeVirtualDeletion(identity: ObjectIdentity): void {
     const existing = this.graph.get(identity.uid);
@@ -109,18 +111,15 @@ export class GraphBuilder {
       this.options.absentOwners.add(identity);
       for (const dependent of matching) this.options.attemptToDelete.add(dependent);
     };
-    if (!existing.virtual) {
-      // The informer knows this UID under other coordinates: only references using the absent ones are wrong.
-      if (sameIdentity(existing, identity)) this.removeNode(existing);
-      else if (matching.length > 0) verifiedAbsent();
-      return;
-    }
-    if (nonMatching.length === 0) {
+    // An observed node is known under its observed coordinates; a virtual one stays while some dependents guess others.
+    const keep = existing.virtual ? nonMatching.length > 0 : !sameIdentity(existing, identity);
+    if (!keep) {
+      if (existing.dependents.size > 0) this.options.absentOwners.add(identity);
       this.removeNode(existing);
       return;
     }
     if (matching.length > 0) verifiedAbsent();
-    if (sameIdentity(existing, identity)) {
+    if (existing.virtual && sameIdentity(existing, identity)) {
       const alternative = alternateOwnerIdentity(nonMatching, identity);
       if (alternative) {
         existing.setIdentity(alternative);
