@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { TerminalError } from "../../pkg/controller/reconciler.ts";
 import type { ObjectMeta, OwnerReference } from "../../pkg/kube/objects.ts";
 import { FakeObjectApi } from "../../test/garbagecollector/fake-object-api.ts";
 import { AbsentOwnerCache } from "./absent-owner-cache.ts";
@@ -18,10 +19,6 @@ describe("decide", () => {
       action: "remove-references",
       ownerUids: ["uid-b", "uid-c"],
     });
-  });
-
-  test("an invalid reference keeps the object like a solid one", () => {
-    expect(decide({}, none, classified(["a", "invalid"], ["b", "dangling"]))).toEqual({ action: "remove-references", ownerUids: ["uid-b"] });
   });
 
   test("without solid owners the object goes, in the background unless its finalizers say otherwise", () => {
@@ -54,15 +51,19 @@ function setup() {
   const api = new FakeObjectApi();
   const absentOwners = new AbsentOwnerCache();
   const queue = new Queue();
-  const builder = new GraphBuilder({ attemptToDelete: queue, attemptToOrphan: new Queue(), absentOwners });
   const reports: string[] = [];
+  const builder = new GraphBuilder({
+    attemptToDelete: queue,
+    attemptToOrphan: new Queue(),
+    absentOwners,
+    reportInvalidNamespaceOwnerRef: (dependent, message) => reports.push(`${dependent.name}: ${message}`),
+  });
   const worker = new AttemptToDelete({
     api,
     graph: builder.graph,
     absentOwners,
     observeVirtualDeletion: (identity) => builder.observeVirtualDeletion(identity),
     enqueue: (node) => queue.add(node),
-    reportInvalidReference: (dependent, message) => reports.push(`${dependent.name}: ${message}`),
   });
   const create = (namespace: string, name: string, meta: Partial<ObjectMeta> = {}, kind = "ConfigMap"): GraphNode => {
     const full = { namespace: namespace || undefined, name, uid: `uid-${name}`, ...meta };
@@ -119,27 +120,28 @@ describe("AttemptToDelete", () => {
     expect(api.stored(identity(child))?.ownerReferences).toEqual([ref("alive")]);
   });
 
-  test("an owner in another namespace keeps the dependent and is reported", async () => {
+  test("an owner in another namespace is absent from the dependent's namespace: the dependent is deleted, as kube-controller-manager does", async () => {
     const { api, create, reconcile, reports } = setup();
-    create("a", "owner");
+    const owner = create("a", "owner");
     const child = create("b", "child", { ownerReferences: [ref("owner")] });
     await reconcile(child);
-    expect(api.calls).toEqual([]);
-    expect(api.stored(identity(child))).toBeDefined();
-    expect(reports).toHaveLength(1);
-    expect(reports[0]).toBe(
-      'child: ownerRef [v1/ConfigMap, namespace: b, name: owner, uid: uid-owner] does not exist in namespace "b" (an object with that UID is in namespace "a"; a namespaced owner must be in its dependent\'s namespace): the garbage collector ignores this reference and keeps the object',
-    );
+    expect(api.calls).toEqual(["get ConfigMap b/owner", "delete ConfigMap b/child Background rv=102"]);
+    expect(api.stored(identity(owner))).toBeDefined();
+    // The Warning comes from the graph, once, when it links the dependent to the observed owner: never per attempt.
+    await reconcile(child);
+    expect(reports).toEqual([
+      'child: ownerRef [v1/ConfigMap, namespace: b, name: owner, uid: uid-owner] does not exist in namespace "b" (the object with that UID is in namespace "a": a namespaced owner must be in its dependent\'s namespace)',
+    ]);
   });
 
-  test("a cluster-scoped object with a namespaced owner is kept and reported, not retried", async () => {
-    const { api, create, reconcile, reports } = setup();
+  test("a cluster-scoped object with a namespaced owner is kept and not retried, and so is the owner guessed outside any namespace", async () => {
+    const { api, graph, create, reconcile } = setup();
     const node = create("", "pv", { ownerReferences: [ref("owner")] }, "PersistentVolume");
-    await reconcile(node);
+    await expect(reconcile(node)).rejects.toBeInstanceOf(TerminalError);
+    await expect(reconcile(graph.get("uid-owner") as GraphNode)).rejects.toBeInstanceOf(TerminalError);
     expect(api.calls).toEqual([]);
-    expect(reports[0]).toBe(
-      'pv: ownerRef [v1/ConfigMap, namespace: , name: owner, uid: uid-owner] does not exist in namespace "" (ConfigMap is namespaced; a cluster-scoped object can only have cluster-scoped owners): the garbage collector ignores this reference and keeps the object',
-    );
+    expect(graph.get("uid-owner")?.virtual).toBe(true);
+    expect(api.stored(identity(node))).toBeDefined();
   });
 
   test("a cluster-scoped owner may own objects in any namespace", async () => {

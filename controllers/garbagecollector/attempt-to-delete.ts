@@ -1,16 +1,14 @@
 // The attemptToDelete worker: decides whether an object is garbage and acts on it. Each
-// ownerReference is classified (upstream's classifyReferences):
-//   dangling: the owner is absent — a live GET found nothing, or another UID under that name;
+// ownerReference is classified (upstream's classifyReferences), by what the owner's
+// coordinates, taken in the dependent's namespace for a namespaced kind, lead to:
+//   dangling: nothing there — a live GET found nothing or another UID under that name (so an
+//             owner in another namespace is dangling: kube-controller-manager v1.33 does the same);
 //   waiting:  the owner is being deleted in the foreground and waits for its dependents;
-//   solid:    the owner exists;
-//   invalid:  the reference cannot name an owner of this object (a namespaced owner observed in
-//             another namespace, or a namespaced owner of a cluster-scoped object). The object is
-//             never deleted because of it, and a Warning Event says why. kube-controller-manager
-//             (v1.33) counts a cross-namespace reference as absent and deletes the dependent at
-//             once although its owner exists; kube-loom keeps it.
-// Any solid (or invalid) reference keeps the object, minus its dangling and waiting references;
-// otherwise it is deleted, with preconditions, under the policy its own finalizers ask for.
-import type { Reconciler, ReconcileResult } from "../../pkg/controller/reconciler.ts";
+//   solid:    the owner exists.
+// Any solid reference keeps the object, minus its dangling and waiting references; otherwise it
+// is deleted, with preconditions, under the policy its own finalizers ask for. A cluster-scoped
+// object naming a namespaced owner is left alone and not retried, as upstream leaves it.
+import { type Reconciler, type ReconcileResult, TerminalError } from "../../pkg/controller/reconciler.ts";
 import { isConflict, isNotFound } from "../../pkg/kube/errors.ts";
 import type { ObjectMeta, OwnerReference } from "../../pkg/kube/objects.ts";
 import { type Logger, silentLogger } from "../../pkg/log/logger.ts";
@@ -20,7 +18,7 @@ import { noopGarbageCollectorMetrics, type GarbageCollectorMetrics } from "./met
 import type { ObjectApi, PropagationPolicy } from "./object-api.ts";
 import { foregroundDeletionFinalizer, hasFinalizer, isBeingDeleted, orphanFinalizer, sameReferences } from "./owner-references.ts";
 
-export type OwnerVerdict = "solid" | "dangling" | "waiting" | "invalid";
+export type OwnerVerdict = "solid" | "dangling" | "waiting";
 
 export interface ClassifiedReference {
   ref: OwnerReference;
@@ -36,7 +34,7 @@ export type Decision =
 /** What to do with an object, given its finalizers, its dependents in the graph and its classified references. */
 export function decide(meta: ObjectMeta, dependents: ReadonlySet<GraphNode>, references: readonly ClassifiedReference[]): Decision {
   const uidsOf = (...verdicts: OwnerVerdict[]) => references.filter((r) => verdicts.includes(r.verdict)).map((r) => r.ref.uid);
-  if (uidsOf("solid", "invalid").length > 0) {
+  if (uidsOf("solid").length > 0) {
     // A waiting reference left in place would hold its owner's foreground deletion forever.
     const remove = uidsOf("dangling", "waiting");
     return remove.length > 0 ? { action: "remove-references", ownerUids: remove } : { action: "keep" };
@@ -66,8 +64,6 @@ export interface AttemptToDeleteOptions {
   observeVirtualDeletion(identity: ObjectIdentity): void;
   /** Queues a node for this worker again. */
   enqueue(node: GraphNode): void;
-  /** Tells the user (an Event) why a reference is ignored. */
-  reportInvalidReference(dependent: ObjectIdentity, message: string): void;
   metrics?: Pick<GarbageCollectorMetrics, "deleted" | "referencesRemoved">;
   logger?: Logger;
 }
@@ -121,18 +117,18 @@ export class AttemptToDelete implements Reconciler<GraphNode> {
 
   private async classify(item: ObjectIdentity, ref: OwnerReference): Promise<OwnerVerdict> {
     const { api, graph, absentOwners } = this.options;
-    const ownerNode = graph.get(ref.uid);
-    const observedNamespace = ownerNode && !ownerNode.virtual ? ownerNode.namespace : "";
-    if (observedNamespace && observedNamespace !== item.namespace) {
-      return this.invalid(item, ref, `an object with that UID is in namespace ${JSON.stringify(observedNamespace)}`);
-    }
     const coordinates = { apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name, uid: ref.uid };
     if (absentOwners.has({ ...coordinates, namespace: "" }) || absentOwners.has({ ...coordinates, namespace: item.namespace })) return "dangling";
     const namespaced = api.isNamespaced(ref.apiVersion, ref.kind);
-    if (namespaced && item.namespace === "") return this.invalid(item, ref, `${ref.kind} is namespaced`);
+    if (namespaced && item.namespace === "") {
+      throw new TerminalError(
+        `${describeIdentity(item)} is cluster-scoped but names a namespaced owner (${ref.kind} ${ref.name}); the garbage collector leaves it alone`,
+      );
+    }
     const owner: ObjectIdentity = { ...coordinates, namespace: namespaced ? item.namespace : "" };
     // Informers may lag behind a deletion but never report an owner that did not exist: one they
     // report is solid, at worst until its deletion arrives and queues this object again.
+    const ownerNode = graph.get(ref.uid);
     if (ownerNode && !ownerNode.virtual && !ownerNode.beingDeleted && sameIdentity(ownerNode, owner)) return "solid";
     const meta = await this.lookUpOwner(owner);
     if (meta?.uid !== ref.uid) {
@@ -140,19 +136,6 @@ export class AttemptToDelete implements Reconciler<GraphNode> {
       return "dangling";
     }
     return isBeingDeleted(meta) && hasFinalizer(meta, foregroundDeletionFinalizer) ? "waiting" : "solid";
-  }
-
-  /** Worded as kube-controller-manager's event, plus why and what happens. */
-  private invalid(item: ObjectIdentity, ref: OwnerReference, why: string): OwnerVerdict {
-    const owner = `[${ref.apiVersion}/${ref.kind}, namespace: ${item.namespace}, name: ${ref.name}, uid: ${ref.uid}]`;
-    const rule = item.namespace
-      ? "a namespaced owner must be in its dependent's namespace"
-      : "a cluster-scoped object can only have cluster-scoped owners";
-    this.options.reportInvalidReference(
-      item,
-      `ownerRef ${owner} does not exist in namespace ${JSON.stringify(item.namespace)} (${why}; ${rule}): the garbage collector ignores this reference and keeps the object`,
-    );
-    return "invalid";
   }
 
   private lookUpOwner(owner: ObjectIdentity): Promise<ObjectMeta | undefined> {

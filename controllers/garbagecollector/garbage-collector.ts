@@ -73,7 +73,14 @@ export class GarbageCollector {
       nodeCounts: () => this.nodeCounts(),
       monitoredResources: () => this.monitors.size,
     });
-    this.builder = new GraphBuilder({ attemptToDelete, attemptToOrphan, absentOwners, metrics: this.metrics, logger: this.logger });
+    this.builder = new GraphBuilder({
+      attemptToDelete,
+      attemptToOrphan,
+      absentOwners,
+      reportInvalidNamespaceOwnerRef: (dependent, message) => this.report(dependent, "Warning", "OwnerRefInvalidNamespace", message),
+      metrics: this.metrics,
+      logger: this.logger,
+    });
     this.monitors = new ResourceMonitors(
       options.informers,
       (resource) => this.builder.handlerFor(apiVersionOf(resource), resource.kind),
@@ -86,7 +93,6 @@ export class GarbageCollector {
       absentOwners,
       observeVirtualDeletion: (identity) => this.builder.observeVirtualDeletion(identity),
       enqueue: (node) => attemptToDelete.add(node),
-      reportInvalidReference: (dependent, message) => this.report(dependent, "Warning", "OwnerRefInvalidNamespace", message),
       metrics: this.metrics,
       logger: this.logger,
     });

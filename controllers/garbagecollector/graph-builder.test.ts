@@ -22,9 +22,15 @@ function setup() {
   const attemptToDelete = new RecordingQueue();
   const attemptToOrphan = new RecordingQueue();
   const absentOwners = new AbsentOwnerCache();
-  const builder = new GraphBuilder({ attemptToDelete, attemptToOrphan, absentOwners });
+  const reports: string[] = [];
+  const builder = new GraphBuilder({
+    attemptToDelete,
+    attemptToOrphan,
+    absentOwners,
+    reportInvalidNamespaceOwnerRef: (dependent, message) => reports.push(`${dependent.namespace}/${dependent.name}: ${message}`),
+  });
   const configMaps = builder.handlerFor("v1", "ConfigMap");
-  return { builder, graph: builder.graph, attemptToDelete, attemptToOrphan, absentOwners, configMaps };
+  return { builder, graph: builder.graph, attemptToDelete, attemptToOrphan, absentOwners, reports, configMaps };
 }
 
 function configMap(namespace: string, name: string, meta: Partial<ObjectMeta> = {}): KubeObject {
@@ -61,19 +67,32 @@ describe("GraphBuilder", () => {
     expect(owner.virtual).toBe(false);
   });
 
-  test("a dependent naming an observed owner of another namespace is queued for a check", () => {
-    const { configMaps, attemptToDelete } = setup();
+  const invalidNamespace = 'b/child: ownerRef [v1/ConfigMap, namespace: b, name: owner, uid: uid-owner] does not exist in namespace "b" (the object with that UID is in namespace "a": a namespaced owner must be in its dependent\'s namespace)';
+
+  test("a dependent naming an observed owner of another namespace is queued for a check and reported once", () => {
+    const { configMaps, attemptToDelete, reports } = setup();
     configMaps.onAdd?.(configMap("a", "owner"), true);
-    configMaps.onAdd?.(configMap("b", "child", { ownerReferences: [ownedBy("owner")] }), true);
+    const child = configMap("b", "child", { ownerReferences: [ownedBy("owner")] });
+    configMaps.onAdd?.(child, true);
+    configMaps.onUpdate?.(child, configMap("b", "child", { resourceVersion: "2", labels: { x: "y" }, ownerReferences: [ownedBy("owner")] }));
     expect(attemptToDelete.names()).toEqual(["child"]);
+    expect(reports).toEqual([invalidNamespace]);
   });
 
-  test("a virtual owner observed in another namespace queues the dependents that guessed wrong", () => {
-    const { graph, configMaps, attemptToDelete } = setup();
+  test("a virtual owner observed in another namespace queues the dependents that guessed wrong, and reports them", () => {
+    const { graph, configMaps, attemptToDelete, reports } = setup();
     configMaps.onAdd?.(configMap("b", "child", { ownerReferences: [ownedBy("owner")] }), true);
     configMaps.onAdd?.(configMap("a", "owner"), true);
     expect(attemptToDelete.names()).toEqual(["owner", "child"]);
     expect(graph.get("uid-owner")?.namespace).toBe("a");
+    expect(reports).toEqual([invalidNamespace]);
+  });
+
+  test("a cluster-scoped dependent of an observed namespaced owner is reported too", () => {
+    const { builder, configMaps, reports } = setup();
+    configMaps.onAdd?.(configMap("a", "owner"), true);
+    builder.handlerFor("rbac.authorization.k8s.io/v1", "ClusterRole").onAdd?.({ metadata: { name: "role", uid: "uid-role", ownerReferences: [ownedBy("owner")] } }, true);
+    expect(reports).toEqual(['/role: ownerRef [v1/ConfigMap, namespace: , name: owner, uid: uid-owner] does not exist in namespace "" (the object with that UID is in namespace "a": a cluster-scoped object can only have cluster-scoped owners)']);
   });
 
   test("deleting an owner drops its node, records it absent and queues its dependents", () => {

@@ -29,6 +29,8 @@ export interface GraphBuilderOptions {
   attemptToDelete: NodeQueue;
   attemptToOrphan: NodeQueue;
   absentOwners: AbsentOwnerCache;
+  /** Tells the user (a Warning Event, kube-controller-manager's OwnerRefInvalidNamespace) that a reference names an owner in another namespace. */
+  reportInvalidNamespaceOwnerRef?(dependent: ObjectIdentity, message: string): void;
   metrics?: Pick<GarbageCollectorMetrics, "graphChanged">;
   logger?: Logger;
 }
@@ -131,7 +133,10 @@ export class GraphBuilder {
   private markObserved(node: GraphNode, observed: ObjectIdentity): void {
     if (!sameIdentity(node, observed)) {
       // Dependents that guessed other coordinates (another namespace, kind or name) may be invalid: let the workers check.
-      for (const dependent of partitionDependents(node.dependents, observed).nonMatching) this.options.attemptToDelete.add(dependent);
+      for (const dependent of partitionDependents(node.dependents, observed).nonMatching) {
+        if (observed.namespace && dependent.namespace !== observed.namespace) this.reportInvalidNamespace(dependent, observed);
+        this.options.attemptToDelete.add(dependent);
+      }
       node.setIdentity(observed);
     }
     node.virtual = false;
@@ -188,9 +193,24 @@ export class GraphBuilder {
         continue;
       }
       owner.addDependent(node);
-      potentiallyInvalid ||= suspiciousReference(node, ref, owner);
+      // One suspicious reference is enough to check the dependent (and to tell about it once).
+      if (potentiallyInvalid || !suspiciousReference(node, ref, owner)) continue;
+      potentiallyInvalid = true;
+      if (!owner.virtual && owner.namespace && owner.namespace !== node.namespace) this.reportInvalidNamespace(node, owner);
     }
     if (potentiallyInvalid) this.options.attemptToDelete.add(node);
+  }
+
+  /** kube-controller-manager's OwnerRefInvalidNamespace wording, then why. */
+  private reportInvalidNamespace(dependent: GraphNode, owner: ObjectIdentity): void {
+    const ref = dependent.owners.find((r) => r.uid === owner.uid);
+    if (!ref) return;
+    const named = `[${ref.apiVersion}/${ref.kind}, namespace: ${dependent.namespace}, name: ${ref.name}, uid: ${ref.uid}]`;
+    const rule = dependent.namespace ? "a namespaced owner must be in its dependent's namespace" : "a cluster-scoped object can only have cluster-scoped owners";
+    this.options.reportInvalidNamespaceOwnerRef?.(
+      dependent,
+      `ownerRef ${named} does not exist in namespace ${JSON.stringify(dependent.namespace)} (the object with that UID is in namespace ${JSON.stringify(owner.namespace)}: ${rule})`,
+    );
   }
 
   /** A dependent that stopped blocking (reference removed or blockOwnerDeletion unset) may unblock a foreground deletion. */

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { TerminalError } from "../../pkg/controller/reconciler.ts";
 import { createKubeClient } from "../../pkg/kube/client.ts";
 import type { ApiResource } from "../../pkg/kube/discovery.ts";
 import type { PartialObjectMetadata } from "../../pkg/kube/dynamic-client.ts";
@@ -106,9 +107,9 @@ describe("KubeObjectApi", () => {
     expect(sent.map((s) => s.method)).toEqual(["GET"]);
   });
 
-  test("a namespaced object outside any namespace (guessed from a cluster-scoped dependent) does not exist", async () => {
+  test("a namespaced object outside any namespace (guessed from a cluster-scoped dependent) cannot be asked for: a terminal error", async () => {
     const { api, sent } = await setup([]);
-    expect(await api.get({ ...configMap, namespace: "" })).toBeUndefined();
+    await expect(api.get({ ...configMap, namespace: "" })).rejects.toBeInstanceOf(TerminalError);
     expect(sent).toEqual([]);
   });
 

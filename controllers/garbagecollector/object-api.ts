@@ -1,6 +1,7 @@
 // The API calls the garbage collector's workers make, on objects of any type named by an
 // ObjectIdentity. Reads and writes go through the metadata endpoints; errors are the API
 // server's (ApiError), so callers branch on isNotFound / isConflict.
+import { TerminalError } from "../../pkg/controller/reconciler.ts";
 import type { DeleteOptions, PartialObjectMetadata, ResourceClient } from "../../pkg/kube/dynamic-client.ts";
 import type { KubeClient } from "../../pkg/kube/client.ts";
 import { ApiError, isConflict, isNotFound } from "../../pkg/kube/errors.ts";
@@ -22,7 +23,11 @@ export type PropagationPolicy = NonNullable<DeleteOptions["propagationPolicy"]>;
 export interface ObjectApi {
   /** Whether objects of this type live in namespaces; throws RestMappingError for an unknown type. */
   isNamespaced(apiVersion: string, kind: string): boolean;
-  /** A live GET of the object's metadata, by name (the UID is not checked); undefined when there is none. */
+  /**
+   * A live GET of the object's metadata, by name (the UID is not checked); undefined when there
+   * is none. Throws TerminalError for a namespaced type without a namespace (guessed from a
+   * cluster-scoped dependent's reference): no request can name such an object.
+   */
   get(identity: ObjectIdentity): Promise<PartialObjectMetadata | undefined>;
   /** The monitoring informer's copy of the object with this UID, if it has one. */
   cached(identity: ObjectIdentity): PartialObjectMetadata | undefined;
@@ -57,8 +62,9 @@ export class KubeObjectApi implements ObjectApi {
   }
 
   async get(identity: ObjectIdentity): Promise<PartialObjectMetadata | undefined> {
-    // Guessed from a cluster-scoped dependent's reference: no object of a namespaced type lives outside a namespace.
-    if (this.isNamespaced(identity.apiVersion, identity.kind) && !identity.namespace) return undefined;
+    if (this.isNamespaced(identity.apiVersion, identity.kind) && !identity.namespace) {
+      throw new TerminalError(`${describeIdentity(identity)}: ${identity.kind} is namespaced, and only a cluster-scoped object names it without a namespace`);
+    }
     try {
       return await this.resourceClient(identity).get(identity.name);
     } catch (err) {

@@ -4,6 +4,7 @@
 import type { ObjectIdentity } from "../../controllers/garbagecollector/graph.ts";
 import type { ObjectApi, PropagationPolicy } from "../../controllers/garbagecollector/object-api.ts";
 import { RestMappingError } from "../../controllers/garbagecollector/rest-mapper.ts";
+import { TerminalError } from "../../pkg/controller/reconciler.ts";
 import type { PartialObjectMetadata } from "../../pkg/kube/dynamic-client.ts";
 import { ApiError } from "../../pkg/kube/errors.ts";
 import type { ObjectMeta, OwnerReference } from "../../pkg/kube/objects.ts";
@@ -39,6 +40,8 @@ export class FakeObjectApi implements ObjectApi {
   }
 
   async get(identity: ObjectIdentity): Promise<PartialObjectMetadata | undefined> {
+    // As KubeObjectApi: no request can name a namespaced object without its namespace.
+    if (this.isNamespaced(identity.apiVersion, identity.kind) && !identity.namespace) throw new TerminalError(`${identity.kind} is namespaced`);
     const key = this.key(identity);
     this.calls.push(`get ${key}`);
     return structuredClone(this.objects.get(key));
