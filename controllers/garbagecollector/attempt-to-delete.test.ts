@@ -171,7 +171,24 @@ describe("AttemptToDelete", () => {
     const middle = create("ns", "middle", { ownerReferences: [ref("top", { blockOwnerDeletion: true })] });
     create("ns", "below", { deletionTimestamp: "2025-01-01T00:00:00Z", finalizers: ["foregroundDeletion"], ownerReferences: [ref("middle", { blockOwnerDeletion: true })] });
     await reconcile(middle);
-    expect(api.calls).toEqual(["get ConfigMap ns/top", "unblock ConfigMap ns/middle", "delete ConfigMap ns/middle Foreground"]);
+    expect(api.calls).toEqual(["get ConfigMap ns/top", "unblock ConfigMap ns/middle", "delete ConfigMap ns/middle Foreground rv=104"]);
+  });
+
+  test("unblocking shows the object gained an owner since the decision: it is not deleted, the decision is made again", async () => {
+    const { api, create, reconcile } = setup();
+    create("ns", "top", { deletionTimestamp: "2025-01-01T00:00:00Z", finalizers: ["foregroundDeletion"] });
+    create("ns", "alive");
+    const middle = create("ns", "middle", { ownerReferences: [ref("top", { blockOwnerDeletion: true })] });
+    create("ns", "below", { deletionTimestamp: "2025-01-01T00:00:00Z", finalizers: ["foregroundDeletion"], ownerReferences: [ref("middle", { blockOwnerDeletion: true })] });
+    const unblock = api.unblockOwnerReferences.bind(api);
+    api.unblockOwnerReferences = async (target, owners) => {
+      // Another writer adds a live owner between the decision and the patch.
+      api.put("v1", "ConfigMap", { ...api.stored(target), ownerReferences: [ref("top", { blockOwnerDeletion: true }), ref("alive")] });
+      return unblock(target, owners);
+    };
+    await expect(reconcile(middle)).rejects.toThrow("ownerReferences changed");
+    expect(api.calls.filter((call) => call.startsWith("delete"))).toEqual([]);
+    expect(api.stored(identity(middle))?.deletionTimestamp).toBeUndefined();
   });
 
   test("an owner deleting in the foreground drops its finalizer once nothing blocks it, and pushes what still does", async () => {

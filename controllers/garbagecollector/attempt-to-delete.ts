@@ -16,7 +16,7 @@ import type { AbsentOwnerCache } from "./absent-owner-cache.ts";
 import { describeIdentity, type DependencyGraph, type GraphNode, identityOf, type ObjectIdentity, sameIdentity } from "./graph.ts";
 import { noopGarbageCollectorMetrics, type GarbageCollectorMetrics } from "./metrics.ts";
 import type { ObjectApi, PropagationPolicy } from "./object-api.ts";
-import { foregroundDeletionFinalizer, hasFinalizer, isBeingDeleted, orphanFinalizer, sameReferences } from "./owner-references.ts";
+import { foregroundDeletionFinalizer, hasFinalizer, isBeingDeleted, orphanFinalizer, sameReferences, unblocked } from "./owner-references.ts";
 
 export type OwnerVerdict = "solid" | "dangling" | "waiting";
 
@@ -157,15 +157,29 @@ export class AttemptToDelete implements Reconciler<GraphNode> {
         await api.removeOwnerReferences(identity, decision.ownerUids);
         this.metrics.referencesRemoved(decision.ownerUids.length);
         return;
-      case "delete":
-        if (decision.unblockFirst) {
-          await api.unblockOwnerReferences(identity, meta.ownerReferences ?? []);
-          // The patch moved the resourceVersion on; the references are the ones just written.
-          await this.deleteAsDecided(identity, { ...meta, resourceVersion: undefined }, decision.policy);
-          return;
-        }
-        await this.deleteAsDecided(identity, meta, decision.policy);
+      case "delete": {
+        const decidedOn = decision.unblockFirst ? await this.unblock(identity, meta) : meta;
+        if (decidedOn) await this.deleteAsDecided(identity, decidedOn, decision.policy);
+      }
     }
+  }
+
+  /**
+   * Clears the object's blockOwnerDeletion so two foreground deletions cannot wait on each other.
+   * Returns the patched state to delete when it is the decided one with only that change, nothing
+   * when the object is gone or already being deleted; throws (to decide again) when it changed.
+   */
+  private async unblock(identity: ObjectIdentity, meta: ObjectMeta): Promise<ObjectMeta | undefined> {
+    const patched = (await this.options.api.unblockOwnerReferences(identity, meta.ownerReferences ?? []))?.metadata;
+    if (patched?.uid !== identity.uid || isBeingDeleted(patched)) return undefined;
+    if (!sameReferences(patched.ownerReferences ?? [], unblocked(meta.ownerReferences ?? []))) {
+      throw new Error(`${describeIdentity(identity)}: ownerReferences changed since the decision to delete it; deciding again`);
+    }
+    this.logger.info(
+      { item: describeIdentity(identity) },
+      "cleared blockOwnerDeletion before deleting in the foreground: a dependent is itself deleting in the foreground",
+    );
+    return patched;
   }
 
   /**

@@ -113,6 +113,12 @@ describe("KubeObjectApi", () => {
     expect(sent).toEqual([]);
   });
 
+  test("unblocking answers with the patched object", async () => {
+    const patched = { metadata: { name: "cm", namespace: "ns", uid: "uid-cm", resourceVersion: "8", ownerReferences: [{ ...refB, blockOwnerDeletion: false }] } };
+    const { api } = await setup([{ status: 200, body: patched }]);
+    expect(await api.unblockOwnerReferences(configMap, [refB])).toEqual(patched);
+  });
+
   test("reads the informer's copy only when it is the same object", async () => {
     const { api } = await setup([], { "configmaps ns/cm": { metadata: { name: "cm", namespace: "ns", uid: "old" } } });
     expect(api.cached(configMap)).toBeUndefined();

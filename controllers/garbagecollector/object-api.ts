@@ -35,8 +35,8 @@ export interface ObjectApi {
   delete(identity: ObjectIdentity, policy: PropagationPolicy, resourceVersion?: string): Promise<void>;
   /** Drops the references to `ownerUids`; a missing object or reference is not an error. */
   removeOwnerReferences(identity: ObjectIdentity, ownerUids: readonly string[]): Promise<void>;
-  /** Clears blockOwnerDeletion on the object's references. */
-  unblockOwnerReferences(identity: ObjectIdentity, owners: readonly OwnerReference[]): Promise<void>;
+  /** Clears blockOwnerDeletion on the object's references; returns the patched object, undefined when it is gone. */
+  unblockOwnerReferences(identity: ObjectIdentity, owners: readonly OwnerReference[]): Promise<PartialObjectMetadata | undefined>;
   /** Drops one finalizer from the object with this UID; nothing to do when it is gone or has none. */
   removeFinalizer(identity: ObjectIdentity, finalizer: string): Promise<void>;
 }
@@ -92,8 +92,8 @@ export class KubeObjectApi implements ObjectApi {
     await this.patchReferences(identity, removeReferencesStrategicPatch(identity.uid, ownerUids), (owners) => withoutReferences(owners, ownerUids));
   }
 
-  async unblockOwnerReferences(identity: ObjectIdentity, owners: readonly OwnerReference[]): Promise<void> {
-    await this.patchReferences(identity, unblockReferencesStrategicPatch(identity.uid, owners), unblocked);
+  unblockOwnerReferences(identity: ObjectIdentity, owners: readonly OwnerReference[]): Promise<PartialObjectMetadata | undefined> {
+    return this.patchReferences(identity, unblockReferencesStrategicPatch(identity.uid, owners), unblocked);
   }
 
   async removeFinalizer(identity: ObjectIdentity, finalizer: string): Promise<void> {
@@ -114,29 +114,29 @@ export class KubeObjectApi implements ObjectApi {
   /**
    * Strategic merge needs no current state and cannot clobber a concurrent change; custom
    * resources do not support it, so they get the whole list at the current resourceVersion.
+   * Returns the patched object; undefined when it is gone.
    */
   private async patchReferences(
     identity: ObjectIdentity,
     strategicPatch: unknown,
     rewrite: (owners: readonly OwnerReference[]) => OwnerReference[],
-  ): Promise<void> {
+  ): Promise<PartialObjectMetadata | undefined> {
     const client = this.resourceClient(identity);
     const type = `${identity.apiVersion}/${identity.kind}`;
     try {
       if (!this.withoutStrategicMerge.has(type)) {
         try {
-          await client.patch(identity.name, strategicPatch, "strategic");
-          return;
+          return await client.patch(identity.name, strategicPatch, "strategic");
         } catch (err) {
           if (!(err instanceof ApiError && err.code === 415)) throw err;
           this.withoutStrategicMerge.add(type);
         }
       }
       const meta = (this.cached(identity) ?? (await this.get(identity)))?.metadata;
-      if (meta?.uid !== identity.uid) return;
-      await client.patch(identity.name, referencesMergePatch(meta, rewrite(meta.ownerReferences ?? [])), "merge");
+      if (meta?.uid !== identity.uid) return undefined;
+      return await client.patch(identity.name, referencesMergePatch(meta, rewrite(meta.ownerReferences ?? [])), "merge");
     } catch (err) {
-      if (isNotFound(err)) return;
+      if (isNotFound(err)) return undefined;
       throw err;
     }
   }

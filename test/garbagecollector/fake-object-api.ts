@@ -70,9 +70,10 @@ export class FakeObjectApi implements ObjectApi {
     this.rewriteOwners(identity, (owners) => owners.filter((ref) => !ownerUids.includes(ref.uid)));
   }
 
-  async unblockOwnerReferences(identity: ObjectIdentity): Promise<void> {
+  async unblockOwnerReferences(identity: ObjectIdentity, _owners: readonly OwnerReference[]): Promise<PartialObjectMetadata | undefined> {
     this.calls.push(`unblock ${this.key(identity)}`);
-    this.rewriteOwners(identity, (owners) => owners.map((ref) => ({ ...ref, blockOwnerDeletion: false })));
+    this.rewriteOwners(identity, (owners) => owners.map((ref) => (ref.blockOwnerDeletion ? { ...ref, blockOwnerDeletion: false } : ref)));
+    return structuredClone(this.objects.get(this.key(identity)));
   }
 
   async removeFinalizer(identity: ObjectIdentity, finalizer: string): Promise<void> {
