@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import pino from "pino";
 import { TerminalError } from "../../pkg/controller/reconciler.ts";
 import type { ObjectMeta, OwnerReference } from "../../pkg/kube/objects.ts";
 import { FakeObjectApi } from "../../test/garbagecollector/fake-object-api.ts";
@@ -11,7 +12,7 @@ const ref = (name: string, extra: Partial<OwnerReference> = {}): OwnerReference 
 
 describe("decide", () => {
   const none = new Set<GraphNode>();
-  const classified = (...pairs: [string, ClassifiedReference["verdict"]][]) => pairs.map(([name, verdict]) => ({ ref: ref(name), verdict }));
+  const classified = (...pairs: [string, ClassifiedReference["verdict"]][]) => pairs.map(([name, verdict]) => ({ ref: ref(name), verdict, reason: "" }));
 
   test("a solid owner keeps the object, dropping only the dangling and waiting references", () => {
     expect(decide({}, none, classified(["a", "solid"]))).toEqual({ action: "keep" });
@@ -46,6 +47,11 @@ class Queue implements NodeQueue {
   }
 }
 
+interface LogLine {
+  msg: string;
+  [field: string]: unknown;
+}
+
 /** A graph fed from the fake API's objects, and the worker over both. */
 function setup() {
   const api = new FakeObjectApi();
@@ -58,12 +64,15 @@ function setup() {
     absentOwners,
     reportInvalidNamespaceOwnerRef: (dependent, message) => reports.push(`${dependent.name}: ${message}`),
   });
+  const logs: LogLine[] = [];
+  const logger = pino({ level: "info" }, { write: (line: string) => void logs.push(JSON.parse(line) as LogLine) });
   const worker = new AttemptToDelete({
     api,
     graph: builder.graph,
     absentOwners,
     observeVirtualDeletion: (identity) => builder.observeVirtualDeletion(identity),
     enqueue: (node) => queue.add(node),
+    logger,
   });
   const create = (namespace: string, name: string, meta: Partial<ObjectMeta> = {}, kind = "ConfigMap"): GraphNode => {
     const full = { namespace: namespace || undefined, name, uid: `uid-${name}`, ...meta };
@@ -73,7 +82,13 @@ function setup() {
   };
   const remove = (node: GraphNode) => builder.observe({ type: "delete", object: { metadata: { namespace: node.namespace, name: node.name, uid: node.uid } }, apiVersion: node.apiVersion, kind: node.kind });
   const reconcile = (node: GraphNode) => worker.reconcile(node);
-  return { api, builder, graph: builder.graph, queue, worker, reports, create, remove, reconcile };
+  /** Reports the object's stored state to the graph, as its informer would. */
+  const observeStored = (node: GraphNode, oldMeta: ObjectMeta) => {
+    const meta = api.stored(identity(node)) ?? {};
+    builder.observe({ type: "update", object: { metadata: meta }, oldObject: { metadata: oldMeta }, apiVersion: node.apiVersion, kind: node.kind });
+  };
+  const deletes = () => api.calls.filter((call) => call.startsWith("delete"));
+  return { api, builder, graph: builder.graph, queue, worker, reports, logs, create, remove, reconcile, observeStored, deletes };
 }
 
 const identity = (node: GraphNode): ObjectIdentity => ({ apiVersion: node.apiVersion, kind: node.kind, namespace: node.namespace, name: node.name, uid: node.uid });
@@ -161,7 +176,7 @@ describe("AttemptToDelete", () => {
     expect(api.calls).toEqual(["get ConfigMap ns/top", "delete ConfigMap ns/middle Foreground rv=102"]);
     const other = create("ns", "other-leaf", { ownerReferences: [ref("top", { blockOwnerDeletion: true })] });
     await reconcile(other);
-    expect(api.calls.at(-1)).toBe("delete ConfigMap ns/other-leaf Background rv=104");
+    expect(api.calls.at(-1)).toBe("delete ConfigMap ns/other-leaf Background rv=105");
     expect(leaf.owners).toHaveLength(1);
   });
 
@@ -191,6 +206,54 @@ describe("AttemptToDelete", () => {
     expect(api.stored(identity(middle))?.deletionTimestamp).toBeUndefined();
   });
 
+  test("one DELETE per decision: attempts before the informer reports the deletion send no other", async () => {
+    const { api, create, reconcile, observeStored, deletes } = setup();
+    create("ns", "top", { deletionTimestamp: "2025-01-01T00:00:00Z", finalizers: ["foregroundDeletion"] });
+    const middle = create("ns", "middle", { ownerReferences: [ref("top", { blockOwnerDeletion: true })] });
+    create("ns", "leaf", { ownerReferences: [ref("middle", { blockOwnerDeletion: true })] });
+    const before = api.stored(identity(middle)) ?? {};
+    await reconcile(middle);
+    expect(deletes()).toEqual(["delete ConfigMap ns/middle Foreground rv=102"]);
+    // The informer has not reported the deletion: its copy is the state just deleted.
+    api.staleCache.set("ConfigMap ns/middle", { metadata: before });
+    await reconcile(middle);
+    // It has (the cache shows the deletion) but the graph has not taken it in yet.
+    api.staleCache.clear();
+    await reconcile(middle);
+    expect(deletes()).toHaveLength(1);
+    observeStored(middle, before);
+    expect(middle.deletingDependents).toBe(true);
+  });
+
+  test("a conflicting delete of an object meanwhile being deleted is not sent again", async () => {
+    const { api, create, reconcile, deletes } = setup();
+    const child = create("ns", "child", { finalizers: ["example.com/hold"], ownerReferences: [ref("owner")] });
+    const before = api.cached(identity(child));
+    await api.delete(identity(child), "Background");
+    api.staleCache.set("ConfigMap ns/child", before ?? {});
+    await reconcile(child);
+    expect(deletes()).toEqual(["delete ConfigMap ns/child Background", "delete ConfigMap ns/child Background rv=101"]);
+  });
+
+  test("the log says what was decided and why", async () => {
+    const { api, create, reconcile, logs } = setup();
+    create("ns", "top", { deletionTimestamp: "2025-01-01T00:00:00Z", finalizers: ["foregroundDeletion"] });
+    const middle = create("ns", "middle", { ownerReferences: [ref("top", { blockOwnerDeletion: true })] });
+    create("ns", "leaf", { ownerReferences: [ref("middle", { blockOwnerDeletion: true })] });
+    api.put("v1", "ConfigMap", { namespace: "ns", name: "recreated", uid: "uid-recreated-2" });
+    const orphan = create("ns", "orphan", { ownerReferences: [ref("gone"), ref("recreated")] });
+    await reconcile(middle);
+    await reconcile(orphan);
+    expect(logs.map((line) => [line.msg, line.propagationPolicy, line.owners])).toEqual([
+      ["deleted object whose owners are being deleted in the foreground", "Foreground", ["v1/ConfigMap top (uid-top): being deleted in the foreground"]],
+      [
+        "deleted object whose owners are absent",
+        "Background",
+        ["v1/ConfigMap gone (uid-gone): not found", "v1/ConfigMap recreated (uid-recreated): another object (uid-recreated-2) has its name"],
+      ],
+    ]);
+  });
+
   test("an owner deleting in the foreground drops its finalizer once nothing blocks it, and pushes what still does", async () => {
     const { api, create, remove, reconcile, queue } = setup();
     const owner = create("ns", "owner", { deletionTimestamp: "2025-01-01T00:00:00Z", finalizers: ["foregroundDeletion"] });
@@ -204,12 +267,13 @@ describe("AttemptToDelete", () => {
     expect(api.calls).toEqual(["remove-finalizer ConfigMap ns/owner foregroundDeletion"]);
   });
 
-  test("a conflicting delete is retried by UID alone when the ownerReferences did not change", async () => {
+  test("a conflicting delete is sent again at the live resourceVersion when the ownerReferences did not change", async () => {
     const { api, create, reconcile } = setup();
     const child = create("ns", "child", { ownerReferences: [ref("owner")] });
+    api.put("v1", "ConfigMap", { ...api.stored(identity(child)), labels: { unrelated: "change" } });
     api.conflictingDeletes = 1;
     await reconcile(child);
-    expect(api.calls).toEqual(["get ConfigMap ns/owner", "delete ConfigMap ns/child Background rv=101", "get ConfigMap ns/child", "delete ConfigMap ns/child Background"]);
+    expect(api.calls).toEqual(["get ConfigMap ns/owner", "delete ConfigMap ns/child Background rv=102", "get ConfigMap ns/child", "delete ConfigMap ns/child Background rv=102"]);
   });
 
   test("a stale cached copy makes the delete conflict; the worker retries instead of deleting what changed", async () => {

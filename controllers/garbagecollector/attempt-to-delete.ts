@@ -6,8 +6,9 @@
 //   waiting:  the owner is being deleted in the foreground and waits for its dependents;
 //   solid:    the owner exists.
 // Any solid reference keeps the object, minus its dangling and waiting references; otherwise it
-// is deleted, with preconditions, under the policy its own finalizers ask for. A cluster-scoped
-// object naming a namespaced owner is left alone and not retried, as upstream leaves it.
+// is deleted, with UID and resourceVersion preconditions on the state decided on, under the
+// policy its own finalizers ask for. A cluster-scoped object naming a namespaced owner is left
+// alone and not retried, as upstream leaves it.
 import { type Reconciler, type ReconcileResult, TerminalError } from "../../pkg/controller/reconciler.ts";
 import { isConflict, isNotFound } from "../../pkg/kube/errors.ts";
 import type { ObjectMeta, OwnerReference } from "../../pkg/kube/objects.ts";
@@ -23,6 +24,8 @@ export type OwnerVerdict = "solid" | "dangling" | "waiting";
 export interface ClassifiedReference {
   ref: OwnerReference;
   verdict: OwnerVerdict;
+  /** What the verdict rests on, for the log. */
+  reason: string;
 }
 
 export type Decision =
@@ -73,6 +76,11 @@ export class AttemptToDelete implements Reconciler<GraphNode> {
   private readonly metrics: Pick<GarbageCollectorMetrics, "deleted" | "referencesRemoved">;
   /** Owner GETs in flight, shared by workers asking about the same owner at once. */
   private readonly ownerLookups = new Map<string, Promise<ObjectMeta | undefined>>();
+  /**
+   * Nodes this worker has deleted: until the graph sees the deletion, every copy of the object
+   * predates it, and deciding on one would send a second DELETE.
+   */
+  private readonly deleted = new WeakSet<GraphNode>();
 
   constructor(private readonly options: AttemptToDeleteOptions) {
     this.logger = options.logger ?? silentLogger;
@@ -83,7 +91,7 @@ export class AttemptToDelete implements Reconciler<GraphNode> {
     const { api, graph } = this.options;
     // Dropped since it was queued: deleted, or proven absent.
     if (graph.get(node.uid) !== node) return;
-    if (node.beingDeleted && !node.deletingDependents) return;
+    if ((node.beingDeleted || this.deleted.has(node)) && !node.deletingDependents) return;
     const identity = identityOf(node);
     const wasVirtual = node.virtual;
     // An observed object is read from its informer: the delete's preconditions catch a stale copy.
@@ -95,12 +103,13 @@ export class AttemptToDelete implements Reconciler<GraphNode> {
     }
     if (node.deletingDependents) return this.finishForegroundDeletion(node, identity);
     const refs = meta.ownerReferences ?? [];
-    if (refs.length > 0) {
+    // Being deleted already (the graph has not caught up): its update queues the node again if needed.
+    if (refs.length > 0 && !isBeingDeleted(meta)) {
       const references: ClassifiedReference[] = [];
-      for (const ref of refs) references.push({ ref, verdict: await this.classify(identity, ref) });
+      for (const ref of refs) references.push(await this.classify(identity, ref));
       const decision = decide(meta, node.dependents, references);
       this.logger.debug({ item: describeIdentity(identity), references, decision }, "garbage collector decision");
-      await this.carryOut(identity, meta, decision);
+      await this.carryOut(node, identity, meta, decision, references);
     }
     if (wasVirtual && node.virtual) throw new NotObservedYetError(`${describeIdentity(identity)} exists but no informer has reported it yet`);
   }
@@ -115,10 +124,12 @@ export class AttemptToDelete implements Reconciler<GraphNode> {
     for (const dependent of blocking) if (!dependent.deletingDependents) this.options.enqueue(dependent);
   }
 
-  private async classify(item: ObjectIdentity, ref: OwnerReference): Promise<OwnerVerdict> {
+  private async classify(item: ObjectIdentity, ref: OwnerReference): Promise<ClassifiedReference> {
     const { api, graph, absentOwners } = this.options;
     const coordinates = { apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name, uid: ref.uid };
-    if (absentOwners.has({ ...coordinates, namespace: "" }) || absentOwners.has({ ...coordinates, namespace: item.namespace })) return "dangling";
+    if (absentOwners.has({ ...coordinates, namespace: "" }) || absentOwners.has({ ...coordinates, namespace: item.namespace })) {
+      return { ref, verdict: "dangling", reason: "known to be absent" };
+    }
     const namespaced = api.isNamespaced(ref.apiVersion, ref.kind);
     if (namespaced && item.namespace === "") {
       throw new TerminalError(
@@ -129,13 +140,17 @@ export class AttemptToDelete implements Reconciler<GraphNode> {
     // Informers may lag behind a deletion but never report an owner that did not exist: one they
     // report is solid, at worst until its deletion arrives and queues this object again.
     const ownerNode = graph.get(ref.uid);
-    if (ownerNode && !ownerNode.virtual && !ownerNode.beingDeleted && sameIdentity(ownerNode, owner)) return "solid";
+    if (ownerNode && !ownerNode.virtual && !ownerNode.beingDeleted && sameIdentity(ownerNode, owner)) {
+      return { ref, verdict: "solid", reason: "exists" };
+    }
     const meta = await this.lookUpOwner(owner);
     if (meta?.uid !== ref.uid) {
       absentOwners.add(owner);
-      return "dangling";
+      return { ref, verdict: "dangling", reason: meta ? `another object (${meta.uid ?? "no uid"}) has its name` : "not found" };
     }
-    return isBeingDeleted(meta) && hasFinalizer(meta, foregroundDeletionFinalizer) ? "waiting" : "solid";
+    return isBeingDeleted(meta) && hasFinalizer(meta, foregroundDeletionFinalizer)
+      ? { ref, verdict: "waiting", reason: "being deleted in the foreground" }
+      : { ref, verdict: "solid", reason: "exists" };
   }
 
   private lookUpOwner(owner: ObjectIdentity): Promise<ObjectMeta | undefined> {
@@ -148,18 +163,39 @@ export class AttemptToDelete implements Reconciler<GraphNode> {
     return lookup;
   }
 
-  private async carryOut(identity: ObjectIdentity, meta: ObjectMeta, decision: Decision): Promise<void> {
+  private async carryOut(
+    node: GraphNode,
+    identity: ObjectIdentity,
+    meta: ObjectMeta,
+    decision: Decision,
+    references: readonly ClassifiedReference[],
+  ): Promise<void> {
     const { api } = this.options;
+    const owners = references.map(({ ref, verdict, reason }) => ({ verdict, owner: `${ref.apiVersion}/${ref.kind} ${ref.name} (${ref.uid}): ${reason}` }));
     switch (decision.action) {
       case "keep":
         return;
       case "remove-references":
         await api.removeOwnerReferences(identity, decision.ownerUids);
         this.metrics.referencesRemoved(decision.ownerUids.length);
+        this.logger.info(
+          { item: describeIdentity(identity), owners: owners.map((o) => o.owner) },
+          "removed references to owners absent or being deleted in the foreground; other owners keep the object",
+        );
         return;
       case "delete": {
         const decidedOn = decision.unblockFirst ? await this.unblock(identity, meta) : meta;
-        if (decidedOn) await this.deleteAsDecided(identity, decidedOn, decision.policy);
+        if (!decidedOn) return;
+        if (!(await this.deleteAsDecided(identity, decidedOn, decision.policy))) return;
+        this.deleted.add(node);
+        const waiting = owners.some((o) => o.verdict === "waiting");
+        const absent = owners.some((o) => o.verdict === "dangling");
+        const whose = waiting && absent ? "absent or being deleted in the foreground" : waiting ? "being deleted in the foreground" : "absent";
+        this.logger.info(
+          { item: describeIdentity(identity), propagationPolicy: decision.policy, owners: owners.map((o) => o.owner) },
+          `deleted object whose owners are ${whose}`,
+        );
+        this.metrics.deleted(decision.policy);
       }
     }
   }
@@ -183,23 +219,29 @@ export class AttemptToDelete implements Reconciler<GraphNode> {
   }
 
   /**
-   * Deletes only the state the decision was made on (UID and resourceVersion preconditions). If
-   * only unrelated fields changed since, the ownerReferences still hold and it deletes by UID alone,
-   * so an object updated often is not starved (upstream does the same).
+   * Deletes only the state the decision was made on (UID and resourceVersion preconditions).
+   * After a conflict it looks again: gone or being deleted meanwhile, there is nothing to do;
+   * the same ownerReferences still hold, so it deletes that newer state; otherwise it throws, to
+   * decide again. True when its DELETE was accepted.
    */
-  private async deleteAsDecided(identity: ObjectIdentity, meta: ObjectMeta, policy: PropagationPolicy): Promise<void> {
+  private async deleteAsDecided(identity: ObjectIdentity, meta: ObjectMeta, policy: PropagationPolicy): Promise<boolean> {
     const { api } = this.options;
     try {
       await api.delete(identity, policy, meta.resourceVersion);
+      return true;
     } catch (err) {
-      if (isNotFound(err)) return;
+      if (isNotFound(err)) return false;
       if (!isConflict(err)) throw err;
       const live = (await api.get(identity))?.metadata;
-      if (live?.uid !== identity.uid) return;
+      if (live?.uid !== identity.uid || isBeingDeleted(live)) return false;
       if (!sameReferences(live.ownerReferences ?? [], meta.ownerReferences ?? [])) throw err;
-      await api.delete(identity, policy);
+      try {
+        await api.delete(identity, policy, live.resourceVersion);
+        return true;
+      } catch (retryErr) {
+        if (isNotFound(retryErr)) return false;
+        throw retryErr;
+      }
     }
-    this.logger.info({ item: describeIdentity(identity), propagationPolicy: policy }, "deleted object whose owners are gone");
-    this.metrics.deleted(policy);
   }
 }

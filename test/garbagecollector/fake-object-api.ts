@@ -1,6 +1,7 @@
 // An in-memory stand-in for the API server behind the garbage collector's ObjectApi: objects by
-// type, namespace and name, with the API server's precondition and not-found answers. Every call
-// is recorded, so tests can say which requests a decision cost.
+// type, namespace and name, with the API server's precondition and not-found answers, and its
+// deletions (an object with finalizers, or deleted in the foreground or orphaning, stays with a
+// deletionTimestamp). Every call is recorded, so tests can say which requests a decision cost.
 import type { ObjectIdentity } from "../../controllers/garbagecollector/graph.ts";
 import type { ObjectApi, PropagationPolicy } from "../../controllers/garbagecollector/object-api.ts";
 import { RestMappingError } from "../../controllers/garbagecollector/rest-mapper.ts";
@@ -62,7 +63,10 @@ export class FakeObjectApi implements ObjectApi {
       this.conflictingDeletes = Math.max(0, this.conflictingDeletes - 1);
       throw new ApiError(409, "Conflict", "precondition failed", "DELETE", key);
     }
-    this.objects.delete(key);
+    const finalizer = policy === "Foreground" ? "foregroundDeletion" : policy === "Orphan" ? "orphan" : undefined;
+    const finalizers = [...(meta.finalizers ?? []), ...(finalizer && !meta.finalizers?.includes(finalizer) ? [finalizer] : [])];
+    if (finalizers.length === 0) this.objects.delete(key);
+    else if (!meta.deletionTimestamp) this.put(identity.apiVersion, identity.kind, { ...meta, finalizers, deletionTimestamp: "2025-01-01T00:00:00Z" });
   }
 
   async removeOwnerReferences(identity: ObjectIdentity, ownerUids: readonly string[]): Promise<void> {
