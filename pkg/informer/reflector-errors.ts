@@ -1,4 +1,6 @@
-// Why a reflector gave up on a watch without the server having said so.
+// Why a reflector gave up on a watch without the server having said so, and how it reads the
+// errors the server does send (client-go's reflector helpers).
+import { ApiError } from "../kube/errors.ts";
 
 /** The watch ended within a second without delivering a single event: treated as a failure for backoff. */
 export class VeryShortWatchError extends Error {
@@ -13,4 +15,17 @@ export class WatchIdleError extends Error {
 /** A streaming list never marked the end of its initial events, or was rejected: the reflector falls back to LIST. */
 export class WatchListUnsupportedError extends Error {
   override readonly name = "WatchListUnsupportedError";
+}
+
+/**
+ * The server has not caught up with the requested resourceVersion yet (its watch cache is
+ * behind, or the version came from another cluster's etcd). Servers since 1.19 say so with a
+ * ResourceVersionTooLarge cause; older ones only with a 504 whose text names it.
+ */
+export function isTooLargeResourceVersion(err: unknown): boolean {
+  if (!(err instanceof ApiError)) return false;
+  const causes = err.status?.details?.causes ?? [];
+  if (causes.some((cause) => cause.reason === "ResourceVersionTooLarge")) return true;
+  if (err.code !== 504) return false;
+  return causes.some((cause) => cause.message === "Too large resource version") || (err.status?.message ?? "").includes("Too large resource version");
 }

@@ -8,6 +8,15 @@ import { Indexer } from "./indexer.ts";
 import { Reflector, type ReflectorOptions } from "./reflector.ts";
 import { VeryShortWatchError, WatchIdleError } from "./reflector-errors.ts";
 
+const expired = () => new ApiError(410, "Expired", "too old resource version", "GET", "/fake");
+/** What an API server answers when asked for a resourceVersion its watch cache has not reached. */
+const tooLarge = () =>
+  ApiError.fromStatus(
+    { code: 504, reason: "Timeout", message: "Too large resource version: 900, current: 120", details: { causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }] } },
+    "GET",
+    "/fake",
+  );
+
 function start(options: { objects?: number; reflector?: ReflectorOptions; watchList?: "supported" | "rejected" | "ignored" } = {}) {
   const clock = new FakeClock();
   const lw = new FakeListerWatcher(Array.from({ length: options.objects ?? 3 }, (_, i) => obj(`ns/pod-${i}`)));
@@ -27,10 +36,10 @@ function start(options: { objects?: number; reflector?: ReflectorOptions; watchL
 const keys = (store: Indexer) => store.listKeys().sort();
 
 describe("Reflector", () => {
-  test("lists first with resourceVersion 0 and no paging, then watches from the list's resourceVersion", async () => {
+  test("lists first at resourceVersion 0 (with a limit, which the watch cache ignores), then watches from the list's resourceVersion", async () => {
     const { lw, store, reflector, stop } = start({ reflector: { random: () => 0.999 } });
     await eventually(() => lw.watchCalls.length === 1, "first watch");
-    expect(lw.listCalls).toEqual([{ resourceVersion: "0" }]);
+    expect(lw.listCalls).toEqual([{ resourceVersion: "0", limit: 500 }]);
     expect(keys(store)).toEqual(["ns/pod-0", "ns/pod-1", "ns/pod-2"]);
     expect(reflector.hasSynced()).toBe(true);
     expect(reflector.lastSyncResourceVersion).toBe(lw.currentResourceVersion);
@@ -67,15 +76,16 @@ describe("Reflector", () => {
     await stop();
   });
 
-  test("410 on watch: relists with a quorum read, paginated, then watches from the new list", async () => {
+  test("410 on watch: relists at once from the watch cache (the last synced resourceVersion, no limit), then watches from the new list", async () => {
     const { clock, lw, store, reflector, errors, stop } = start({ objects: 6, reflector: { pageSize: 2 } });
     await eventually(() => lw.openWatches === 1, "watch");
+    const synced = reflector.lastSyncResourceVersion;
     await clock.advance(5_000);
     lw.endStreams();
     lw.deleteSilently("ns/pod-5");
     lw.compact();
-    await eventually(() => lw.listCalls.length === 4 && lw.openWatches === 1, "relist and re-watch");
-    expect(lw.listCalls.slice(1)).toEqual([{ limit: 2 }, { limit: 2, continue: "2" }, { limit: 2, continue: "4" }]);
+    await eventually(() => lw.listCalls.length === 2 && lw.openWatches === 1, "relist and re-watch");
+    expect(lw.listCalls[1]).toEqual({ resourceVersion: synced });
     expect(keys(store)).toEqual(["ns/pod-0", "ns/pod-1", "ns/pod-2", "ns/pod-3", "ns/pod-4"]);
     expect(lw.watchCalls.at(-1)?.resourceVersion).toBe(lw.currentResourceVersion);
     expect(reflector.counters).toMatchObject({ lists: 2, relists: 1, errors: 0 });
@@ -83,27 +93,86 @@ describe("Reflector", () => {
     await stop();
   });
 
-  test("an in-stream 410 ERROR event relists too", async () => {
+  test("an in-stream 410 ERROR event relists from the watch cache too", async () => {
     const { lw, reflector, stop } = start();
     await eventually(() => lw.openWatches === 1, "watch");
+    const synced = reflector.lastSyncResourceVersion;
     lw.sendError({ code: 410, reason: "Expired", message: "too old resource version" });
     await eventually(() => lw.listCalls.length === 2, "relist");
-    expect(lw.listCalls[1]).toEqual({ limit: 500 });
+    expect(lw.listCalls[1]).toEqual({ resourceVersion: synced });
     expect(reflector.counters.relists).toBe(1);
     await stop();
   });
 
-  test("a continue token expiring mid-relist restarts as one full list", async () => {
-    const { clock, lw, store, stop } = start({ objects: 5, reflector: { pageSize: 2 } });
+  test("every relist after a 410 asks the watch cache again: consistent reads are not for good", async () => {
+    const { clock, lw, reflector, stop } = start();
+    const relistAfter410 = async (lists: number) => {
+      await eventually(() => lw.openWatches === 1, "watch");
+      lw.create(obj(`ns/new-${lists}`));
+      await eventually(() => reflector.lastSyncResourceVersion === lw.currentResourceVersion, "event applied");
+      const synced = reflector.lastSyncResourceVersion;
+      await clock.advance(5_000);
+      lw.sendError({ code: 410, reason: "Expired", message: "too old resource version" });
+      await eventually(() => lw.listCalls.length === lists, "relist");
+      return { synced, listed: lw.listCalls.at(-1) };
+    };
+    const first = await relistAfter410(2);
+    expect(first.listed).toEqual({ resourceVersion: first.synced });
+    const second = await relistAfter410(3);
+    expect(second.listed).toEqual({ resourceVersion: second.synced });
+    await stop();
+  });
+
+  test("a list answered with 410 is retried at once as a consistent read; the relist after that asks the watch cache again", async () => {
+    const { clock, lw, reflector, errors, stop } = start();
     await eventually(() => lw.openWatches === 1, "watch");
+    const before = reflector.lastSyncResourceVersion;
+    lw.failNextList(expired());
+    lw.sendError({ code: 410, reason: "Expired", message: "too old resource version" });
+    await eventually(() => lw.listCalls.length === 3 && lw.openWatches === 1, "relist, refused, consistent read");
+    expect(lw.listCalls.slice(1)).toEqual([{ resourceVersion: before }, {}]);
+    expect(errors).toEqual([]);
+    lw.create(obj("ns/later"));
+    await eventually(() => reflector.lastSyncResourceVersion === lw.currentResourceVersion, "event applied");
+    const after = reflector.lastSyncResourceVersion;
+    await clock.advance(5_000);
+    lw.sendError({ code: 410, reason: "Expired", message: "too old resource version" });
+    await eventually(() => lw.listCalls.length === 4, "next relist");
+    expect(lw.listCalls[3]).toEqual({ resourceVersion: after });
+    await stop();
+  });
+
+  test("a list answered with Too large resource version is retried at once as a consistent read", async () => {
+    const { lw, reflector, errors, stop } = start();
+    await eventually(() => lw.openWatches === 1, "watch");
+    const before = reflector.lastSyncResourceVersion;
+    lw.failNextList(tooLarge());
+    lw.sendError({ code: 410, reason: "Expired", message: "too old resource version" });
+    await eventually(() => lw.listCalls.length === 3 && lw.openWatches === 1, "relist, refused, consistent read");
+    expect(lw.listCalls.slice(1)).toEqual([{ resourceVersion: before }, {}]);
+    expect(errors).toEqual([]);
+    await stop();
+  });
+
+  test("without a watch cache (the first list came back in pages) relists page too, and a continue token expiring mid-way restarts as one full list", async () => {
+    const clock = new FakeClock();
+    const lw = new FakeListerWatcher(Array.from({ length: 5 }, (_, i) => obj(`ns/pod-${i}`)));
+    lw.watchCache = false;
+    const store = new Indexer();
+    const reflector = new Reflector(lw, store, { clock, random: () => 0, pageSize: 2 });
+    const controller = new AbortController();
+    const running = reflector.run(controller.signal);
+    await eventually(() => lw.openWatches === 1, "watch");
+    expect(lw.listCalls).toEqual([{ resourceVersion: "0", limit: 2 }, { limit: 2, continue: "2" }, { limit: 2, continue: "4" }]);
+    const synced = reflector.lastSyncResourceVersion;
     await clock.advance(5_000);
     lw.expireContinueTokens();
-    lw.failNextWatch(new ApiError(410, "Expired", "gone", "GET", "/fake"));
-    lw.endStreams();
-    await eventually(() => lw.listCalls.length === 4, "relist");
-    expect(lw.listCalls.slice(1)).toEqual([{ limit: 2 }, { limit: 2, continue: "2" }, {}]);
+    lw.sendError({ code: 410, reason: "Expired", message: "too old resource version" });
+    await eventually(() => lw.listCalls.length === 6 && lw.openWatches === 1, "relist");
+    expect(lw.listCalls.slice(3)).toEqual([{ resourceVersion: synced, limit: 2 }, { limit: 2, continue: "2" }, { resourceVersion: synced }]);
     expect(keys(store)).toHaveLength(5);
-    await stop();
+    controller.abort();
+    await running;
   });
 
   test("a watch the server ends is reopened from the last resourceVersion without relisting", async () => {
@@ -194,7 +263,10 @@ describe("Reflector", () => {
     expect(lw.listCalls).toHaveLength(1);
     await clock.advance(800);
     await eventually(() => lw.openWatches === 1, "listed and watching");
-    expect(lw.listCalls).toEqual([{ resourceVersion: "0" }, { resourceVersion: "0" }]);
+    expect(lw.listCalls).toEqual([
+      { resourceVersion: "0", limit: 500 },
+      { resourceVersion: "0", limit: 500 },
+    ]);
     controller.abort();
     await running;
   });
@@ -202,8 +274,8 @@ describe("Reflector", () => {
   test("a relist answered by 410 again backs off instead of hammering the server", async () => {
     const { clock, lw, stop } = start();
     await eventually(() => lw.openWatches === 1, "watch");
-    lw.failNextWatch(new ApiError(410, "Expired", "gone", "GET", "/fake"));
-    lw.failNextWatch(new ApiError(410, "Expired", "gone", "GET", "/fake"));
+    lw.failNextWatch(expired());
+    lw.failNextWatch(expired());
     await clock.advance(5_000);
     lw.endStreams();
     await eventually(() => lw.listCalls.length === 2 && lw.watchCalls.length === 3, "immediate relist, then 410 again");
@@ -266,7 +338,7 @@ describe("Reflector", () => {
   test("streaming list rejected by the server: falls back to LIST for good", async () => {
     const { clock, lw, store, reflector, stop } = start({ reflector: { useWatchList: true }, watchList: "rejected" });
     await eventually(() => reflector.hasSynced() && lw.openWatches === 1, "synced by LIST");
-    expect(lw.listCalls).toEqual([{ resourceVersion: "0" }]);
+    expect(lw.listCalls).toEqual([{ resourceVersion: "0", limit: 500 }]);
     expect(keys(store)).toHaveLength(3);
     expect(reflector.usingWatchList).toBe(false);
     await clock.advance(5_000);
@@ -285,8 +357,23 @@ describe("Reflector", () => {
     expect(keys(store)).toEqual([]);
     await clock.advance(10_000);
     await eventually(() => reflector.hasSynced(), "synced by LIST");
-    expect(lw.listCalls).toEqual([{ resourceVersion: "0" }]);
+    expect(lw.listCalls).toEqual([{ resourceVersion: "0", limit: 500 }]);
     expect(reflector.usingWatchList).toBe(false);
+    await stop();
+  });
+
+  test("streaming relist after a 410 starts from the last synced resourceVersion; refused again, it streams a consistent read", async () => {
+    const { lw, reflector, stop } = start({ reflector: { useWatchList: true } });
+    await eventually(() => reflector.hasSynced(), "synced");
+    const synced = reflector.lastSyncResourceVersion;
+    lw.failNextWatch(expired());
+    lw.sendError({ code: 410, reason: "Expired", message: "too old resource version" });
+    await eventually(() => lw.watchCalls.length === 3 && lw.openWatches === 1, "streaming relists");
+    expect(lw.watchCalls.slice(1).map((w) => [w.sendInitialEvents, w.resourceVersion])).toEqual([
+      [true, synced],
+      [true, undefined],
+    ]);
+    expect(lw.listCalls).toEqual([]);
     await stop();
   });
 

@@ -1,6 +1,7 @@
 // The reflector mirrors one collection of the API server into a store: LIST once, then WATCH
 // from the list's resourceVersion, re-watching whenever a watch ends and listing again only
-// when the server says the resourceVersion expired (410). client-go's tools/cache/reflector.go.
+// when the server says the resourceVersion expired (410). client-go's tools/cache/reflector.go,
+// including which resourceVersion and page size each list uses.
 import { type Clock, realClock } from "../clock/clock.ts";
 import { ExponentialBackoff } from "../flowcontrol/backoff.ts";
 import { ApiError, isResourceExpired, isTooManyRequests } from "../kube/errors.ts";
@@ -10,7 +11,7 @@ import { type Logger, silentLogger } from "../log/logger.ts";
 import { childAbortController, untilAborted } from "./abortable.ts";
 import { metaNamespaceKeyFunc } from "./keys.ts";
 import { listAllPages } from "./list-pager.ts";
-import { VeryShortWatchError, WatchIdleError, WatchListUnsupportedError } from "./reflector-errors.ts";
+import { VeryShortWatchError, WatchIdleError, WatchListUnsupportedError, isTooLargeResourceVersion } from "./reflector-errors.ts";
 import type { ReflectorStore } from "./store.ts";
 
 /** The annotation on the bookmark that ends a streaming list's initial events. */
@@ -23,7 +24,10 @@ export interface ReflectorOptions {
   /** A number in [0, 1): watch timeouts and backoff jitter. */
   random?: () => number;
   logger?: Logger;
-  /** Objects per page when relisting; 0 lists in one request. Default 500. */
+  /**
+   * Objects per page (client-go's pager default: 500); 0 never pages. A list at a known
+   * resourceVersion asks for no limit, so that the watch cache can answer it.
+   */
   pageSize?: number;
   /** A watch that delivers nothing, not even a bookmark, for this long is abandoned and reopened. Default 330 s. */
   watchIdleTimeoutMs?: number;
@@ -42,7 +46,7 @@ export interface ReflectorCounters {
   lists: number;
   /** WATCH requests, streaming lists included. */
   watches: number;
-  /** Lists forced by an expired resourceVersion. */
+  /** Lists forced by an expired resourceVersion (410). */
   relists: number;
   /** Failures reported to onError. */
   errors: number;
@@ -71,8 +75,13 @@ export class Reflector<T extends KubeObject = KubeObject> {
   private resourceVersion = "";
   private synced = false;
   private listNeeded = true;
-  /** Until the first 410, a list may come from the API server's watch cache (resourceVersion "0"). */
-  private listFromCache = true;
+  /**
+   * The last list at `resourceVersion` was answered with 410 or "Too large resource version":
+   * the next one is a consistent read (""). Cleared by the next successful list.
+   */
+  private resourceVersionUnavailable = false;
+  /** The first list, at "0", came back in pages: no watch cache serves this resource, so lists keep paging. */
+  private paginatedResult = false;
   /** 410s since the last watch event: a relist that is answered with 410 again backs off. */
   private expiredInARow = 0;
 
@@ -121,32 +130,64 @@ export class Reflector<T extends KubeObject = KubeObject> {
   async run(signal: AbortSignal): Promise<void> {
     this.logger.debug("starting reflector");
     while (!signal.aborted) {
+      let stage: FailureStage = "list";
       try {
         if (this.listNeeded && !this.watchList) await this.list(signal);
+        stage = "open";
         // With a streaming list pending, this watch is the list.
-        await this.watch(signal, this.listNeeded);
+        await this.watch(signal, this.listNeeded, () => (stage = "stream"));
       } catch (err) {
         if (signal.aborted) break;
-        await this.recover(err, signal);
+        await this.recover(err, stage, signal);
       }
     }
     this.logger.debug("stopped reflector");
   }
 
+  /**
+   * The first list asks for "0" (anything the watch cache has), later ones for the last synced
+   * resourceVersion (the cache again, never older than what was seen), and after a list at
+   * that version was refused, for "" (a consistent read from etcd).
+   */
+  private relistResourceVersion(): string {
+    if (this.resourceVersionUnavailable) return "";
+    return this.resourceVersion === "" ? "0" : this.resourceVersion;
+  }
+
+  /**
+   * Pages as client-go's reflector does: a limit on a list at a known version would send it
+   * past the watch cache to etcd, so such lists are not paged, unless the first list showed
+   * that no cache serves this resource. At "0" the cache ignores the limit; at "" etcd pages.
+   */
+  private listPageSize(resourceVersion: string): number {
+    if (this.paginatedResult || resourceVersion === "" || resourceVersion === "0") return this.pageSize;
+    return 0;
+  }
+
   private async list(signal: AbortSignal): Promise<void> {
-    // The watch cache can't page, and a quorum read can: page only when not asking the cache.
-    const options: ListOptions = this.listFromCache ? { resourceVersion: "0" } : this.pageSize > 0 ? { limit: this.pageSize } : {};
+    const resourceVersion = this.relistResourceVersion();
+    const pageSize = this.listPageSize(resourceVersion);
     this.stats.lists++;
-    const result = await listAllPages(this.listerWatcher, options, signal);
+    let result;
+    try {
+      result = await listAllPages(this.listerWatcher, listOptions(resourceVersion, pageSize), signal);
+    } catch (err) {
+      if (!isResourceExpired(err) && !isTooLargeResourceVersion(err)) throw err;
+      // That version is gone, or the server has not reached it: only a consistent read gets further.
+      this.logger.info({ resourceVersion, err }, "list at resourceVersion refused; listing with a consistent read");
+      this.resourceVersionUnavailable = true;
+      result = await listAllPages(this.listerWatcher, listOptions(this.relistResourceVersion(), pageSize), signal);
+    }
+    if (resourceVersion === "0" && result.pages > 1) this.paginatedResult = true;
     this.logger.debug({ items: result.items.length, pages: result.pages, resourceVersion: result.resourceVersion }, "listed");
-    this.replaceStore(result.items, result.resourceVersion);
+    await this.replaceStore(result.items, result.resourceVersion);
   }
 
   /**
    * One WATCH, consumed until the server ends it. `streaming`: open it as a streaming list and
    * replace the store once the initial events are in, then go on consuming it as a watch.
    */
-  private async watch(signal: AbortSignal, streaming: boolean): Promise<void> {
+  private async watch(signal: AbortSignal, streaming: boolean, opened: () => void): Promise<void> {
     const connection = childAbortController(signal);
     let abandoned: Error | undefined;
     const abandon = (reason: Error) => {
@@ -168,6 +209,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
     try {
       this.stats.watches++;
       const stream = await this.listerWatcher.watch(this.watchOptions(streaming), connection.signal);
+      opened();
       for await (const event of untilAborted(stream, connection.signal)) {
         events++;
         idleTimer.cancel();
@@ -178,7 +220,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
         }
         const listResourceVersion = this.collectInitial(event, initial);
         if (listResourceVersion !== undefined) {
-          this.replaceStore([...initial.values()], listResourceVersion);
+          await this.replaceStore([...initial.values()], listResourceVersion);
           initial = undefined;
           listTimer?.cancel();
         }
@@ -203,8 +245,16 @@ export class Reflector<T extends KubeObject = KubeObject> {
 
   private watchOptions(streaming: boolean): WatchOptions {
     const timeoutSeconds = Math.floor(minWatchTimeoutSeconds * (1 + this.random()));
-    if (streaming) return { sendInitialEvents: true, resourceVersionMatch: "NotOlderThan", allowWatchBookmarks: true, timeoutSeconds };
-    return { resourceVersion: this.resourceVersion, allowWatchBookmarks: true, timeoutSeconds };
+    if (!streaming) return { resourceVersion: this.resourceVersion, allowWatchBookmarks: true, timeoutSeconds };
+    // A streaming list starts from what was seen ("not older than"), or from a consistent read.
+    const resourceVersion = this.resourceVersionUnavailable ? "" : this.resourceVersion;
+    return {
+      sendInitialEvents: true,
+      resourceVersionMatch: "NotOlderThan",
+      ...(resourceVersion ? { resourceVersion } : {}),
+      allowWatchBookmarks: true,
+      timeoutSeconds,
+    };
   }
 
   /** Applies a steady-state watch event to the store. */
@@ -236,10 +286,11 @@ export class Reflector<T extends KubeObject = KubeObject> {
     return undefined;
   }
 
-  private replaceStore(items: T[], resourceVersion: string): void {
-    this.store.replace(items, resourceVersion);
+  private async replaceStore(items: T[], resourceVersion: string): Promise<void> {
+    await this.store.replace(items, resourceVersion);
     this.lastFailure = undefined;
     this.resourceVersion = resourceVersion;
+    this.resourceVersionUnavailable = false;
     this.synced = true;
     this.listNeeded = false;
   }
@@ -249,24 +300,34 @@ export class Reflector<T extends KubeObject = KubeObject> {
   }
 
   /** Decides what the next attempt is after a failure, and waits if it should. */
-  private async recover(err: unknown, signal: AbortSignal): Promise<void> {
+  private async recover(err: unknown, stage: FailureStage, signal: AbortSignal): Promise<void> {
     if (err instanceof WatchListUnsupportedError) {
       this.logger.warn({ err }, "streaming list unavailable; falling back to LIST");
       this.watchList = false;
+      return;
+    }
+    const streamingList = this.listNeeded && stage !== "list";
+    if (streamingList && !this.resourceVersionUnavailable && (isResourceExpired(err) || isTooLargeResourceVersion(err))) {
+      // As list() does: that version is gone or not there yet, so stream a consistent read at once.
+      this.logger.info({ resourceVersion: this.resourceVersion }, "streaming list at resourceVersion refused; streaming a consistent read");
+      this.resourceVersionUnavailable = true;
       return;
     }
     if (isResourceExpired(err)) {
       this.logger.info({ resourceVersion: this.resourceVersion }, "resourceVersion expired; relisting");
       this.stats.relists++;
       this.listNeeded = true;
-      this.listFromCache = false;
       if (this.expiredInARow++ === 0) return;
-    } else {
-      this.report(err);
-      // A stalled connection is not the server's fault: reopen at once.
-      if (err instanceof WatchIdleError) return;
+      return this.wait(signal);
     }
-    await this.backoff.wait(signal).catch(() => undefined);
+    this.report(err);
+    // A stalled connection is not the server's fault: reopen at once.
+    if (err instanceof WatchIdleError) return;
+    return this.wait(signal);
+  }
+
+  private wait(signal: AbortSignal): Promise<void> {
+    return this.backoff.wait(signal).catch(() => undefined);
   }
 
   private report(err: unknown): void {
@@ -277,6 +338,13 @@ export class Reflector<T extends KubeObject = KubeObject> {
     this.logger[level]({ err, resourceVersion: this.resourceVersion, listing: this.listNeeded }, "list/watch failed; retrying");
     this.onError?.(err);
   }
+}
+
+/** Where in one round of list-and-watch a failure happened. */
+type FailureStage = "list" | "open" | "stream";
+
+function listOptions(resourceVersion: string, pageSize: number): ListOptions {
+  return { ...(resourceVersion ? { resourceVersion } : {}), ...(pageSize > 0 ? { limit: pageSize } : {}) };
 }
 
 /** Errors that say the server won't do streaming lists (feature gate off, old server, forbidden), as opposed to transient trouble. */

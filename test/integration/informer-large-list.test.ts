@@ -1,6 +1,8 @@
 // Lists at scale against a real API server: a list whose transfer outlasts the client's
-// request timeout still syncs (the timeout bounds stalls, not the transfer).
+// request timeout still syncs (the timeout bounds stalls, not the transfer), and the server's
+// "Too large resource version" answer is recognised as such.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { isTooLargeResourceVersion } from "../../pkg/informer/reflector-errors.ts";
 import type { SharedInformerFactory } from "../../pkg/informer/factory.ts";
 import { loadClientConfig } from "../../pkg/kube/client-config.ts";
 import { createKubeClient, type KubeClient } from "../../pkg/kube/client.ts";
@@ -65,6 +67,13 @@ describe("lists at scale against a real API server", () => {
     // A list from the watch cache may predate the last creates; the watch brings the rest.
     await waitUntil(() => informer.getIndexer().listKeys().length === objects, `${objects} ConfigMaps cached`);
   }, 300_000);
+
+  test("listing at a resourceVersion the server has not reached is answered with Too large resource version", async () => {
+    const configMaps = admin.dynamic.resource(resources.configMaps, "default");
+    const current = Number((await configMaps.list({ limit: 1 })).metadata?.resourceVersion);
+    const err = await configMaps.list({ resourceVersion: String(current + 1_000_000) }).catch((e: unknown) => e);
+    expect(isTooLargeResourceVersion(err)).toBe(true);
+  }, 60_000);
 });
 
 /** `length` characters of base64 from random bytes: nearly incompressible. */

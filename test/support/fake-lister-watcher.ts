@@ -15,6 +15,8 @@ export class FakeListerWatcher<T extends KubeObject = KubeObject> implements Lis
   /** Options of every watch call, in order. */
   readonly watchCalls: WatchOptions[] = [];
   watchListSupport: WatchListSupport = "supported";
+  /** Like an API server with its watch cache on: a list at resourceVersion "0" ignores limit. Off: every list pages. */
+  watchCache = true;
   private readonly objects = new Map<string, T>();
   private resourceVersion = 100;
   private readonly history: { resourceVersion: number; event: WatchEvent<T> }[] = [];
@@ -108,8 +110,7 @@ export class FakeListerWatcher<T extends KubeObject = KubeObject> implements Lis
       offset = Number(options.continue);
     }
     const all = [...this.objects.keys()].sort().map((key) => this.objects.get(key) as T);
-    // Like the watch cache, a resourceVersion "0" list ignores limit.
-    const limit = options.resourceVersion === "0" || !options.limit ? all.length : options.limit;
+    const limit = (this.watchCache && options.resourceVersion === "0") || !options.limit ? all.length : options.limit;
     const page = all.slice(offset, offset + limit);
     const next = offset + limit < all.length ? String(offset + limit) : undefined;
     return {
