@@ -1,6 +1,6 @@
 // Why a reflector gave up on a watch without the server having said so, and how it reads the
 // errors the server does send (client-go's reflector helpers).
-import { ApiError } from "../kube/errors.ts";
+import { ApiError, TransportError, isTooManyRequests } from "../kube/errors.ts";
 
 /** The watch ended within a second without delivering a single event: treated as a failure for backoff. */
 export class VeryShortWatchError extends Error {
@@ -28,4 +28,14 @@ export function isTooLargeResourceVersion(err: unknown): boolean {
   if (causes.some((cause) => cause.reason === "ResourceVersionTooLarge")) return true;
   if (err.code !== 504) return false;
   return causes.some((cause) => cause.message === "Too large resource version") || (err.status?.message ?? "").includes("Too large resource version");
+}
+
+/**
+ * A watch that could not be opened for one of these reasons is reopened at the same
+ * resourceVersion after a backoff: the server is down or busy, and the objects seen so far
+ * are still good. Any other failure to open a watch ends in a relist.
+ */
+export function isWatchErrorRetriable(err: unknown): boolean {
+  if (isTooManyRequests(err)) return true;
+  return err instanceof TransportError && (err.code === "ECONNREFUSED" || err.code === "ConnectionRefused");
 }

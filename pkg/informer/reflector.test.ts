@@ -16,6 +16,7 @@ const tooLarge = () =>
     "GET",
     "/fake",
   );
+const internalError = () => new ApiError(500, "InternalError", "etcd hiccup", "GET", "/fake");
 
 function start(options: { objects?: number; reflector?: ReflectorOptions; watchList?: "supported" | "rejected" | "ignored" } = {}) {
   const clock = new FakeClock();
@@ -206,47 +207,90 @@ describe("Reflector", () => {
     await stop();
   });
 
-  test("a very short watch counts as a failure and backs off, doubling each time", async () => {
-    const { clock, lw, errors, stop } = start();
+  test("a very short watch counts as a failure: after the backoff, which doubles each time, it relists", async () => {
+    const { clock, lw, reflector, errors, stop } = start();
     await eventually(() => lw.openWatches === 1, "watch");
+    const synced = reflector.lastSyncResourceVersion;
     lw.endStreams();
     await eventually(() => errors.length === 1, "error");
     expect(errors[0]).toBeInstanceOf(VeryShortWatchError);
-    await clock.advance(800);
-    await eventually(() => lw.openWatches === 1, "second watch");
+    await clock.advance(799);
+    await settle();
+    expect(lw.listCalls).toHaveLength(1);
+    await clock.advance(1);
+    await eventually(() => lw.listCalls.length === 2 && lw.openWatches === 1, "relist and second watch");
+    expect(lw.listCalls[1]).toEqual({ resourceVersion: synced });
     lw.endStreams();
     await eventually(() => errors.length === 2, "second error");
     await clock.advance(1599);
     await settle();
-    expect(lw.watchCalls).toHaveLength(2);
+    expect(lw.listCalls).toHaveLength(2);
     await clock.advance(1);
-    await eventually(() => lw.watchCalls.length === 3, "third watch");
-    expect(lw.listCalls).toHaveLength(1);
+    await eventually(() => lw.listCalls.length === 3 && lw.watchCalls.length === 3, "third list and watch");
     await stop();
   });
 
-  test("429 and other errors on watch open back off and re-watch", async () => {
-    const { clock, lw, errors, stop } = start();
+  test("429 or connection refused opening a watch: back off and re-watch at the same resourceVersion, no relist", async () => {
+    const { clock, lw, reflector, errors, stop } = start();
     await eventually(() => lw.openWatches === 1, "watch");
+    const synced = reflector.lastSyncResourceVersion;
     lw.failNextWatch(new ApiError(429, "TooManyRequests", "slow down", "GET", "/fake"));
+    lw.failNextWatch(new TransportError("GET https://fake: connection refused", "https://fake", "ECONNREFUSED"));
     await clock.advance(5_000);
     lw.endStreams();
     await eventually(() => errors.length === 1, "429 reported");
     await clock.advance(800);
+    await eventually(() => errors.length === 2, "refusal reported");
+    await clock.advance(1600);
     await eventually(() => lw.openWatches === 1, "re-watch");
+    expect(lw.watchCalls.slice(1).map((w) => w.resourceVersion)).toEqual([synced, synced, synced]);
     expect(lw.listCalls).toHaveLength(1);
     await stop();
   });
 
-  test("a non-410 ERROR event backs off and re-watches without relisting", async () => {
+  test("any other failure to open a watch (500, timeout, Too large resource version) relists after the backoff", async () => {
+    for (const failure of [internalError(), new TransportError("GET https://fake: request timed out", "https://fake", "TimeoutError"), tooLarge()]) {
+      const { clock, lw, reflector, errors, stop } = start();
+      await eventually(() => lw.openWatches === 1, "watch");
+      const synced = reflector.lastSyncResourceVersion;
+      lw.failNextWatch(failure);
+      await clock.advance(5_000);
+      lw.endStreams();
+      await eventually(() => errors.length === 1, "failure reported");
+      expect(errors[0]).toBe(failure);
+      await clock.advance(800);
+      await eventually(() => lw.listCalls.length === 2 && lw.openWatches === 1, `relist after ${failure.message}`);
+      expect(lw.listCalls[1]).toEqual({ resourceVersion: synced });
+      await stop();
+    }
+  });
+
+  test("an ERROR event other than 410 and 429 (500, Too large resource version) relists after the backoff instead of re-watching at the same resourceVersion", async () => {
+    for (const status of [
+      { code: 500, reason: "InternalError", message: "etcd hiccup" },
+      { code: 504, reason: "Timeout", message: "Too large resource version: 900, current: 120", details: { causes: [{ reason: "ResourceVersionTooLarge" }] } },
+    ]) {
+      const { clock, lw, reflector, errors, stop } = start();
+      await eventually(() => lw.openWatches === 1, "watch");
+      const synced = reflector.lastSyncResourceVersion;
+      lw.sendError(status);
+      await eventually(() => errors.length === 1, "error");
+      expect((errors[0] as ApiError).code).toBe(status.code);
+      await clock.advance(800);
+      await eventually(() => lw.listCalls.length === 2 && lw.openWatches === 1, `relist after ${status.reason}`);
+      expect(lw.listCalls[1]).toEqual({ resourceVersion: synced });
+      expect(lw.watchCalls).toHaveLength(2);
+      await stop();
+    }
+  });
+
+  test("a 429 ERROR event backs off and re-watches without relisting", async () => {
     const { clock, lw, errors, stop } = start();
     await eventually(() => lw.openWatches === 1, "watch");
-    lw.sendError({ code: 500, reason: "InternalError", message: "etcd hiccup" });
+    lw.sendError({ code: 429, reason: "TooManyRequests", message: "slow down" });
     await eventually(() => errors.length === 1, "error");
-    expect(errors[0]).toBeInstanceOf(ApiError);
-    expect((errors[0] as ApiError).code).toBe(500);
     await clock.advance(800);
-    await eventually(() => lw.watchCalls.length === 2, "re-watch");
+    await eventually(() => lw.watchCalls.length === 2 && lw.openWatches === 1, "re-watch");
     expect(lw.listCalls).toHaveLength(1);
     await stop();
   });

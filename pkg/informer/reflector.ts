@@ -1,7 +1,8 @@
 // The reflector mirrors one collection of the API server into a store: LIST once, then WATCH
-// from the list's resourceVersion, re-watching whenever a watch ends and listing again only
-// when the server says the resourceVersion expired (410). client-go's tools/cache/reflector.go,
-// including which resourceVersion and page size each list uses.
+// from the list's resourceVersion, re-watching whenever a watch ends, and listing again when
+// the watch can't go on from where it is (410, or a failure that retrying the same watch won't
+// cure). client-go's tools/cache/reflector.go, including which resourceVersion and page size
+// each list uses.
 import { type Clock, realClock } from "../clock/clock.ts";
 import { ExponentialBackoff } from "../flowcontrol/backoff.ts";
 import { ApiError, isResourceExpired, isTooManyRequests } from "../kube/errors.ts";
@@ -11,7 +12,13 @@ import { type Logger, silentLogger } from "../log/logger.ts";
 import { childAbortController, untilAborted } from "./abortable.ts";
 import { metaNamespaceKeyFunc } from "./keys.ts";
 import { listAllPages } from "./list-pager.ts";
-import { VeryShortWatchError, WatchIdleError, WatchListUnsupportedError, isTooLargeResourceVersion } from "./reflector-errors.ts";
+import {
+  VeryShortWatchError,
+  WatchIdleError,
+  WatchListUnsupportedError,
+  isTooLargeResourceVersion,
+  isWatchErrorRetriable,
+} from "./reflector-errors.ts";
 import type { ReflectorStore } from "./store.ts";
 
 /** The annotation on the bookmark that ends a streaming list's initial events. */
@@ -299,7 +306,11 @@ export class Reflector<T extends KubeObject = KubeObject> {
     if (resourceVersion) this.resourceVersion = resourceVersion;
   }
 
-  /** Decides what the next attempt is after a failure, and waits if it should. */
+  /**
+   * Decides what follows a failure, as client-go's ListAndWatch and watch loop do, and waits
+   * if it should. Whatever the watch can't cure by reopening at the same resourceVersion ends in
+   * a relist, so no failure repeats there forever.
+   */
   private async recover(err: unknown, stage: FailureStage, signal: AbortSignal): Promise<void> {
     if (err instanceof WatchListUnsupportedError) {
       this.logger.warn({ err }, "streaming list unavailable; falling back to LIST");
@@ -313,7 +324,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
       this.resourceVersionUnavailable = true;
       return;
     }
-    if (isResourceExpired(err)) {
+    if (!streamingList && stage !== "list" && isResourceExpired(err)) {
       this.logger.info({ resourceVersion: this.resourceVersion }, "resourceVersion expired; relisting");
       this.stats.relists++;
       this.listNeeded = true;
@@ -323,7 +334,20 @@ export class Reflector<T extends KubeObject = KubeObject> {
     this.report(err);
     // A stalled connection is not the server's fault: reopen at once.
     if (err instanceof WatchIdleError) return;
+    if (!streamingList && stage !== "list" && !this.canRewatch(err, stage)) this.listNeeded = true;
     return this.wait(signal);
+  }
+
+  /**
+   * Whether a steady watch that failed should be reopened at the same resourceVersion rather
+   * than relisted: the server was unreachable or busy (connection refused, 429), or an open
+   * stream broke (our deliberate difference: client-go counts a dropped connection as a
+   * normal end, which relists when it comes within a second of the watch's start).
+   */
+  private canRewatch(err: unknown, stage: "open" | "stream"): boolean {
+    if (stage === "open") return isWatchErrorRetriable(err);
+    if (err instanceof ApiError) return isTooManyRequests(err);
+    return !(err instanceof VeryShortWatchError);
   }
 
   private wait(signal: AbortSignal): Promise<void> {
