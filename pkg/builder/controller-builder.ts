@@ -214,6 +214,7 @@ async function buildController(spec: ControllerSpec, context: ControllerContext)
 
   const { primary } = spec;
   let primaryCache: ResourceInformer<KubeObject> | undefined;
+  const mapContext = { values: context.values, primaryObjects: () => primaryCache?.lister.list() ?? [] };
   const startPrimary = () => {
     if (!primary) return;
     primaryCache = informer(primary.resource, primary.options.scope, primary.options.metadataOnly);
@@ -221,7 +222,7 @@ async function buildController(spec: ControllerSpec, context: ControllerContext)
     const { resyncPeriod } = primary.options;
     const resyncPeriodMs = resyncPeriod === undefined || typeof resyncPeriod === "number" ? resyncPeriod : context.values.get(resyncPeriod);
     primaryCache.informer.addEventHandler(
-      mappingHandler(queue, ownKey, primary.options.predicates ?? []),
+      mappingHandler(queue, ownKey, primary.options.predicates ?? [], mapContext),
       resyncPeriodMs === undefined ? {} : { resyncPeriodMs },
     );
   };
@@ -229,7 +230,7 @@ async function buildController(spec: ControllerSpec, context: ControllerContext)
   if (gate) caches.push(gate.informer);
   else startPrimary();
   for (const watch of spec.watched) {
-    informer(watch.resource, watch.scope).informer.addEventHandler(mappingHandler(queue, watch.map, watch.predicates));
+    informer(watch.resource, watch.scope).informer.addEventHandler(mappingHandler(queue, watch.map, watch.predicates, mapContext));
   }
 
   const cached = (key: string) => primaryCache?.informer.getIndexer().getByKey(key);

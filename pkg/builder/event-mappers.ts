@@ -7,10 +7,18 @@ import { metaNamespaceKeyFunc } from "../informer/keys.ts";
 import { groupOf, type ResourceType } from "../kube/gvr.ts";
 import type { KubeObject } from "../kube/objects.ts";
 import { controllerRefOf } from "../kube/owner-references.ts";
+import type { FlagValues } from "../options/flag-values.ts";
 import { passes, type Predicate } from "./predicates.ts";
 
+/** What a map function may consult: the flags and the primary objects' cache. */
+export interface MapContext {
+  values: FlagValues;
+  /** The cached primary objects (none before the primary's cache exists). */
+  primaryObjects(): KubeObject[];
+}
+
 /** Keys to reconcile because `obj` changed; "namespace/name", or "name" for cluster-scoped objects. */
-export type MapFunc<U extends KubeObject> = (obj: U) => Iterable<string>;
+export type MapFunc<U extends KubeObject> = (obj: U, context: MapContext) => Iterable<string>;
 
 /** Where mapped keys go. */
 export interface KeyQueue {
@@ -20,9 +28,14 @@ export interface KeyQueue {
 }
 
 /** Queues whatever `map` returns for each event that passes the predicates; an update queues for the old and the new state. */
-export function mappingHandler<U extends KubeObject>(queue: KeyQueue, map: MapFunc<U>, predicates: readonly Predicate<U>[]): ResourceEventHandler<U> {
+export function mappingHandler<U extends KubeObject>(
+  queue: KeyQueue,
+  map: MapFunc<U>,
+  predicates: readonly Predicate<U>[],
+  context: MapContext,
+): ResourceEventHandler<U> {
   const enqueue = (obj: U) => {
-    for (const key of map(obj)) queue.add(key);
+    for (const key of map(obj, context)) queue.add(key);
   };
   return {
     onAdd: (obj) => {

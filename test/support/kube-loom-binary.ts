@@ -35,6 +35,8 @@ async function compile(entry: string): Promise<string> {
 
 export interface KubeLoomProcessOptions {
   binary: string;
+  /** Runs the program through another command instead of `binary` alone, e.g. ["deno", "run", "-A", "main.ts"]. */
+  launcher?: string[];
   kubeconfig: string;
   /** Extra flags; --kubeconfig, --bind-address and --port are set already. */
   args?: string[];
@@ -55,7 +57,7 @@ export class KubeLoomProcess {
     mkdirSync(options.logDir, { recursive: true });
     const logPath = join(options.logDir, `${options.name ?? "kube-loom"}-${port}.log`);
     const command = [
-      options.binary,
+      ...(options.launcher ?? [options.binary]),
       `--kubeconfig=${options.kubeconfig}`,
       "--bind-address=127.0.0.1",
       `--port=${port}`,

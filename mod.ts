@@ -1,0 +1,53 @@
+// kube-loom as a library: everything a project needs to write its own controllers and compile
+// them, with or without the built-in ones, into its own single executable. Anything not exported
+// here is internal and may change.
+//
+//   import { builtinControllers, controller, resources, runCommand } from "kube-loom";
+//   const mine = controller("mine").for(resources.configMaps).complete(() => async ({ object }) => { … });
+//   process.exit(await runCommand(process.argv.slice(2), [...builtinControllers, mine]));
+
+// The command: flags, leader election, health and metrics, exit codes.
+export { runCommand } from "./pkg/manager/run-command.ts";
+export type { ControllerContext, ControllerDescriptor, RunningController } from "./pkg/manager/controller-descriptor.ts";
+
+// Writing a controller.
+export {
+  controller,
+  ControllerBuilder,
+  type ForOptions,
+  type ReconcileFunc,
+  type ReconcileRequest,
+  type ReconcilerLike,
+  type SetupContext,
+  type WatchOptions,
+} from "./pkg/builder/controller-builder.ts";
+export type { KeyQueue, MapContext, MapFunc } from "./pkg/builder/event-mappers.ts";
+export { generationChanged, labelsOrAnnotationsChanged, type Predicate, resourceVersionChanged } from "./pkg/builder/predicates.ts";
+export { type ReconcileResult, type RequeueAfter, TerminalError } from "./pkg/controller/reconciler.ts";
+export { ExpectedError } from "./pkg/errors/expected-error.ts";
+
+// Talking to the API server.
+export { createKubeClient, type KubeClient, withRateLimit } from "./pkg/kube/client.ts";
+export { type ClientConfig, loadClientConfig } from "./pkg/kube/client-config.ts";
+export { ApiError, isAlreadyExists, isConflict, isForbidden, isInvalid, isNotFound, TransportError } from "./pkg/kube/errors.ts";
+export { apiVersionOf, type GroupVersionResource, groupOf, resources, type ResourceType } from "./pkg/kube/gvr.ts";
+export type { KubeObject, ObjectMeta, OwnerReference, Wire } from "./pkg/kube/objects.ts";
+export { controllerRefOf, isControlledBy } from "./pkg/kube/owner-references.ts";
+
+// Informers and their caches.
+export type { InformerScope, ResourceInformer, SharedInformerFactory } from "./pkg/informer/factory.ts";
+export type { ResourceEventHandler } from "./pkg/informer/event-handler.ts";
+export { metaNamespaceKeyFunc, splitMetaNamespaceKey } from "./pkg/informer/keys.ts";
+export type { Lister, NamespaceLister } from "./pkg/informer/lister.ts";
+
+// Events.
+export type { EventRecorder } from "./pkg/events/recorder.ts";
+
+// Flags of one's own controllers.
+export { boolFlag, durationFlag, enumFlag, type FlagDefinition, floatFlag, intFlag, stringFlag, stringListFlag } from "./pkg/options/flag-definition.ts";
+
+// The controllers kube-loom ships.
+export { builtinControllers } from "./controllers/registry.ts";
+export { garbageCollectorDescriptor } from "./controllers/garbagecollector/descriptor.ts";
+export { networkControllerDescriptor } from "./controllers/network/descriptor.ts";
+export { replicaSetControllerDescriptor } from "./controllers/replicaset/descriptor.ts";
