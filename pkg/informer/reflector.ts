@@ -317,14 +317,15 @@ export class Reflector<T extends KubeObject = KubeObject> {
       this.watchList = false;
       return;
     }
-    const streamingList = this.listNeeded && stage !== "list";
+    const streamingList = stage !== "list" && this.listNeeded;
+    const steadyWatch = stage !== "list" && !this.listNeeded;
     if (streamingList && !this.resourceVersionUnavailable && (isResourceExpired(err) || isTooLargeResourceVersion(err))) {
       // As list() does: that version is gone or not there yet, so stream a consistent read at once.
       this.logger.info({ resourceVersion: this.resourceVersion }, "streaming list at resourceVersion refused; streaming a consistent read");
       this.resourceVersionUnavailable = true;
       return;
     }
-    if (!streamingList && stage !== "list" && isResourceExpired(err)) {
+    if (steadyWatch && isResourceExpired(err)) {
       this.logger.info({ resourceVersion: this.resourceVersion }, "resourceVersion expired; relisting");
       this.stats.relists++;
       this.listNeeded = true;
@@ -334,7 +335,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
     this.report(err);
     // A stalled connection is not the server's fault: reopen at once.
     if (err instanceof WatchIdleError) return;
-    if (!streamingList && stage !== "list" && !this.canRewatch(err, stage)) this.listNeeded = true;
+    if (steadyWatch && !this.canRewatch(err, stage)) this.listNeeded = true;
     return this.wait(signal);
   }
 
