@@ -160,4 +160,29 @@ describe("DeltaFIFO", () => {
     controller.abort();
     expect(await waiting).toBe(false);
   });
+  test("a big replace runs in time slices: a timer due meanwhile fires before it ends, and a pop waits for it to end", async () => {
+    // The replace looks for deletions among the known objects only once every listed object is queued.
+    let deletionsChecked = false;
+    const fifo = new DeltaFIFO({
+      knownObjects: {
+        listKeys: () => {
+          deletionsChecked = true;
+          return [];
+        },
+        getByKey: () => undefined,
+      },
+    });
+    const list = Array.from({ length: 100_000 }, (_, i) => v(`ns/o-${i}`, "1"));
+    let timerFiredBeforeEnd: boolean | undefined;
+    let poppedBeforeEnd: boolean | undefined;
+    setTimeout(() => (timerFiredBeforeEnd = !deletionsChecked), 0);
+    const popping = fifo.pop(() => {
+      poppedBeforeEnd = !deletionsChecked;
+    });
+    await fifo.replace(list, "1");
+    await popping;
+    expect(timerFiredBeforeEnd).toBe(true);
+    expect(poppedBeforeEnd).toBe(false);
+    expect(fifo.hasSynced()).toBe(false);
+  });
 });

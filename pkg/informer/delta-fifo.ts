@@ -2,6 +2,7 @@
 // processing loop (consumer). Each key is queued once, with every change that happened to it
 // since it was last popped, in order; the consumer gets the whole list for the key at once.
 import { Fifo } from "../collections/fifo.ts";
+import { TimeSlicer } from "../eventloop/time-slicer.ts";
 import type { KubeObject } from "../kube/objects.ts";
 import { type Delta, type DeltaType, DeletedFinalStateUnknown } from "./deltas.ts";
 import { deletionHandlingKeyFunc } from "./keys.ts";
@@ -34,6 +35,8 @@ export class DeltaFIFO<T extends KubeObject = KubeObject> implements ReflectorSt
   /** Keys of the first replace not yet fully processed. */
   private initialPopulationCount = 0;
   private readonly waiters = new Set<() => void>();
+  /** A replace in progress: pops wait for it, as they would for client-go's lock. */
+  private replacing: Promise<void> | undefined;
 
   constructor(options: DeltaFIFOOptions<T> = {}) {
     this.knownObjects = options.knownObjects;
@@ -59,15 +62,28 @@ export class DeltaFIFO<T extends KubeObject = KubeObject> implements ReflectorSt
   /**
    * Applies a full list: a Replaced delta for every listed object, and a Deleted delta with a
    * DeletedFinalStateUnknown tombstone for every queued or cached key the list no longer has.
+   * A big list is taken in time slices, so timers run meanwhile; pops wait until it is done.
    */
-  replace(list: readonly T[], _resourceVersion: string): void {
+  replace(list: readonly T[], _resourceVersion: string): Promise<void> {
+    const replacing = this.replaceInSlices(list).finally(() => {
+      this.replacing = undefined;
+      this.wake();
+    });
+    this.replacing = replacing;
+    return replacing;
+  }
+
+  private async replaceInSlices(list: readonly T[]): Promise<void> {
+    const slicer = new TimeSlicer();
     const listed = new Set<string>();
     for (const obj of list) {
       listed.add(deletionHandlingKeyFunc(obj));
       this.queueAction("Replaced", obj);
+      if (slicer.due()) await slicer.yield();
     }
     let deletions = 0;
     for (const [key, deltas] of this.items) {
+      if (slicer.due()) await slicer.yield();
       if (listed.has(key)) continue;
       const newest = deltas.at(-1)?.object;
       if (newest === undefined) continue;
@@ -75,6 +91,7 @@ export class DeltaFIFO<T extends KubeObject = KubeObject> implements ReflectorSt
       this.queueAction("Deleted", new DeletedFinalStateUnknown(key, newest instanceof DeletedFinalStateUnknown ? newest.obj : newest));
     }
     for (const key of this.knownObjects?.listKeys() ?? []) {
+      if (slicer.due()) await slicer.yield();
       if (listed.has(key) || this.items.has(key)) continue;
       const obj = this.knownObjects?.getByKey(key);
       if (obj === undefined) continue;
@@ -102,7 +119,7 @@ export class DeltaFIFO<T extends KubeObject = KubeObject> implements ReflectorSt
    * Resolves false, without processing, once `signal` aborts. Meant for a single consumer.
    */
   async pop(process: PopProcessFunc<T>, signal?: AbortSignal): Promise<boolean> {
-    while (this.items.size === 0) {
+    while (this.items.size === 0 || this.replacing) {
       if (signal?.aborted) return false;
       await this.nextArrival(signal);
     }

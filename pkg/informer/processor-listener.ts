@@ -1,5 +1,6 @@
 // One registered event handler with its own unbounded buffer, drained in order by its own
 // async loop: a slow (async) handler only delays itself. client-go's processorListener.
+import { TimeSlicer } from "../eventloop/time-slicer.ts";
 import type { KubeObject } from "../kube/objects.ts";
 import type { DeletedFinalStateUnknown } from "./deltas.ts";
 import type { ResourceEventHandler } from "./event-handler.ts";
@@ -61,6 +62,8 @@ export class ProcessorListener<T extends KubeObject> {
   private async drain(): Promise<void> {
     // Start on a later tick, so handlers never run inside the informer's own processing.
     await Promise.resolve();
+    // Synchronous handlers resolve at once: 100,000 notifications would hold up the event loop without slices.
+    const slicer = new TimeSlicer();
     while (!this.stopped && this.head < this.buffer.length) {
       const notification = this.buffer[this.head++] as Notification<T>;
       this.compact();
@@ -71,6 +74,7 @@ export class ProcessorListener<T extends KubeObject> {
       } finally {
         if (notification.type === "add" && notification.isInInitialList) this.pendingInitial--;
       }
+      if (slicer.due()) await slicer.yield();
     }
     this.draining = undefined;
   }

@@ -253,4 +253,30 @@ describe("SharedIndexInformer", () => {
     await stop();
     expect(() => informer.addEventHandler({})).toThrow("stopped");
   });
+  test("a big list is processed in time slices: a timer set during the replace fires before the handlers have seen it all", async () => {
+    const count = 20_000;
+    let handled = 0;
+    let handledWhenTimerFired: number | undefined;
+    let timerSet = false;
+    const { informer, run, stop } = setup(
+      Array.from({ length: count }, (_, i) => obj(`ns/cm-${i}`)),
+      {
+        clock: undefined,
+        // The transform runs inside the delta queue's replace, once per object.
+        transform: (o) => {
+          if (!timerSet) {
+            timerSet = true;
+            setTimeout(() => (handledWhenTimerFired = handled), 0);
+          }
+          return o;
+        },
+      },
+    );
+    informer.addEventHandler({ onAdd: () => void handled++ });
+    run();
+    await eventually(() => informer.hasSynced() && handledWhenTimerFired !== undefined, "synced and the timer fired", 30_000);
+    expect(handled).toBe(count);
+    expect(handledWhenTimerFired).toBeLessThan(count);
+    await stop();
+  });
 });

@@ -4,6 +4,7 @@
 //   Reflector ──add/update/delete/replace──▶ DeltaFIFO ──pop──▶ handleDeltas ──▶ Indexer (the cache)
 //                                              ▲ resync                      └──▶ ProcessorListener per handler
 import { type Clock, type Timer, realClock } from "../clock/clock.ts";
+import { TimeSlicer } from "../eventloop/time-slicer.ts";
 import type { ListerWatcher } from "../kube/list-watch.ts";
 import type { KubeObject } from "../kube/objects.ts";
 import { type Logger, silentLogger } from "../log/logger.ts";
@@ -190,7 +191,11 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
   }
 
   private async processLoop(signal: AbortSignal): Promise<void> {
-    while (await this.queue.pop((deltas, isInInitialList) => this.handleDeltas(deltas, isInInitialList), signal));
+    // Popping a ready key never waits on a timer: a full queue would hold up the event loop without the slices.
+    const slicer = new TimeSlicer();
+    while (await this.queue.pop((deltas, isInInitialList) => this.handleDeltas(deltas, isInInitialList), signal)) {
+      if (slicer.due()) await slicer.yield();
+    }
   }
 
   /** Brings the cache up to date with one key's deltas and tells the handlers, in order. */

@@ -8,8 +8,8 @@ export interface ReflectorStore<T extends KubeObject> {
   add(obj: T): void;
   update(obj: T): void;
   delete(obj: T | DeletedFinalStateUnknown<T>): void;
-  /** Makes the store hold exactly `items`, as of `resourceVersion`. */
-  replace(items: readonly T[], resourceVersion: string): void;
+  /** Makes the store hold exactly `items`, as of `resourceVersion`; a big list may be taken in slices (a promise). */
+  replace(items: readonly T[], resourceVersion: string): void | Promise<void>;
 }
 
 /** A keyed object cache. Objects are shared: never mutate one you got from it. */

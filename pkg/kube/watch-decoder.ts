@@ -1,5 +1,6 @@
 // Reads a watch response body: one JSON-encoded event per line (the API server's
 // "application/json;stream=watch"). Only web streams are used, so it runs unchanged on Bun, Deno and Node.
+import { TimeSlicer } from "../eventloop/time-slicer.ts";
 import type { KubeObject, WatchEvent } from "./objects.ts";
 
 export async function* decodeWatchEvents<T extends KubeObject>(
@@ -7,6 +8,8 @@ export async function* decodeWatchEvents<T extends KubeObject>(
 ): AsyncGenerator<WatchEvent<T>> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
+  // A streaming list delivers its whole collection as events, often already buffered.
+  const slicer = new TimeSlicer();
   let buffered = "";
   try {
     for (;;) {
@@ -18,6 +21,7 @@ export async function* decodeWatchEvents<T extends KubeObject>(
         const line = buffered.slice(0, newline).trim();
         buffered = buffered.slice(newline + 1);
         if (line) yield parseEvent<T>(line);
+        if (slicer.due()) await slicer.yield();
         newline = buffered.indexOf("\n");
       }
     }
