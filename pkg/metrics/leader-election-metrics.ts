@@ -1,7 +1,10 @@
 // client-go's leader election metrics (component-base metrics/prometheus/clientgo/leaderelection)
-// on a prom-client registry, with the same names, help and `name` label.
-import { Counter, Gauge, type Registry } from "prom-client";
+// on a prom-client registry, with the same names and `name` label.
+import type { Counter, Gauge, Registry } from "prom-client";
 import type { LeaderElectionMetrics } from "../leaderelection/metrics.ts";
+import { counter, gauge } from "./declare.ts";
+
+const leaseLabel = ["name"] as const;
 
 /** Registers `leader_election_master_status` and `leader_election_slowpath_total` on `registry`; create one per registry. */
 export class PrometheusLeaderElectionMetrics implements LeaderElectionMetrics {
@@ -9,21 +12,8 @@ export class PrometheusLeaderElectionMetrics implements LeaderElectionMetrics {
   private readonly slowpath: Counter<"name">;
 
   constructor(registry: Registry) {
-    const common = { labelNames: ["name"] as const, registers: [registry] };
-    this.masterStatus = new Gauge({
-      ...common,
-      name: "leader_election_master_status",
-      help:
-        "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. " +
-        "'name' is the string used to identify the lease. Please make sure to group by name.",
-    });
-    this.slowpath = new Counter({
-      ...common,
-      name: "leader_election_slowpath_total",
-      help:
-        "Total number of slow path exercised in renewing leader leases. " +
-        "'name' is the string used to identify the lease. Please make sure to group by name.",
-    });
+    this.masterStatus = gauge(registry, "leader_election_master_status", "1 while this process leads the Lease named by the 'name' label, 0 while it stands by.", leaseLabel);
+    this.slowpath = counter(registry, "leader_election_slowpath_total", "Lease renewals that missed the fast path and had to read the Lease first, by Lease 'name'.", leaseLabel);
   }
 
   setLeading(name: string, leading: boolean): void {

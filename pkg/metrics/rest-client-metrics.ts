@@ -1,21 +1,14 @@
 // client-go's REST client metrics (k8s.io/client-go/tools/metrics as wired by component-base).
-import { Counter, Histogram, type Registry } from "prom-client";
+import type { Registry } from "prom-client";
 import type { RequestObserver } from "../kube/rest-client.ts";
+import { counter, histogram } from "./declare.ts";
+
+// component-base's buckets for rest_client_request_duration_seconds.
+const latencyBuckets = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60];
 
 export function restClientMetrics(registry: Registry): RequestObserver {
-  const requests = new Counter({
-    name: "rest_client_requests_total",
-    help: "Number of HTTP requests, partitioned by status code, method, and host.",
-    labelNames: ["code", "method", "host"],
-    registers: [registry],
-  });
-  const latency = new Histogram({
-    name: "rest_client_request_duration_seconds",
-    help: "Request latency in seconds. Broken down by verb, and host.",
-    labelNames: ["verb", "host"],
-    buckets: [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60],
-    registers: [registry],
-  });
+  const requests = counter(registry, "rest_client_requests_total", "HTTP requests to the API server, by response status code, method and host.", ["code", "method", "host"]);
+  const latency = histogram(registry, "rest_client_request_duration_seconds", "Seconds until the API server answered a request, by verb and host.", ["verb", "host"], latencyBuckets);
   return {
     observe({ method, host, code, seconds }) {
       requests.inc({ code, method, host });

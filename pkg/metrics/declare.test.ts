@@ -1,0 +1,32 @@
+import { describe, expect, test } from "bun:test";
+import { Registry, register as globalRegistry } from "prom-client";
+import { counter, gauge, histogram } from "./declare.ts";
+
+describe("metric declarations", () => {
+  test("land on the given registry only, with their help and labels", async () => {
+    const registry = new Registry();
+    counter(registry, "test_things_total", "Things, by colour.", ["colour"]).inc({ colour: "red" }, 2);
+    gauge(registry, "test_level", "A level.").set(3);
+    const text = await registry.metrics();
+    expect(text).toContain("# HELP test_things_total Things, by colour.\n# TYPE test_things_total counter\ntest_things_total{colour=\"red\"} 2");
+    expect(text).toContain("# TYPE test_level gauge\ntest_level 3");
+    expect(globalRegistry.getSingleMetric("test_things_total")).toBeUndefined();
+  });
+
+  test("a gauge's collector sets it from the state at scrape time", async () => {
+    const registry = new Registry();
+    let items = 1;
+    gauge(registry, "test_items", "Items, by state.", ["state"], (itemsGauge) => itemsGauge.set({ state: "seen" }, items));
+    items = 7;
+    expect(await registry.metrics()).toContain('test_items{state="seen"} 7');
+  });
+
+  test("a histogram uses exactly the buckets given and leaves the caller's list unfrozen", async () => {
+    const registry = new Registry();
+    const buckets = [0.1, 1];
+    histogram(registry, "test_wait_seconds", "Waits.", ["queue"], buckets).observe({ queue: "q" }, 0.5);
+    const text = await registry.metrics();
+    expect(text.match(/le="[^"]+"/g)).toEqual(['le="0.1"', 'le="1"', 'le="+Inf"']);
+    expect(Object.isFrozen(buckets)).toBe(false);
+  });
+});
