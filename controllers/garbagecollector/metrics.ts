@@ -2,6 +2,7 @@
 // The sync-error counter keeps kube-controller-manager's name.
 import type { Registry } from "prom-client";
 import { counter, gauge } from "../../pkg/metrics/declare.ts";
+import { ignoringCalls } from "../../pkg/metrics/ignoring-calls.ts";
 import type { PropagationPolicy } from "./object-api.ts";
 
 export type GraphChangeType = "add" | "update" | "delete" | "virtual-delete";
@@ -21,13 +22,7 @@ export interface GraphStatistics {
   monitoredResources(): number;
 }
 
-export const noopGarbageCollectorMetrics: GarbageCollectorMetrics = {
-  graphChanged: () => undefined,
-  attempted: () => undefined,
-  deleted: () => undefined,
-  referencesRemoved: () => undefined,
-  resourcesSyncFailed: () => undefined,
-};
+export const noopGarbageCollectorMetrics: GarbageCollectorMetrics = ignoringCalls(["graphChanged", "attempted", "deleted", "referencesRemoved", "resourcesSyncFailed"]);
 
 export function prometheusGarbageCollectorMetrics(registry: Registry, statistics: GraphStatistics): GarbageCollectorMetrics {
   gauge(registry, "garbagecollector_graph_nodes", "Objects in the garbage collector's dependency graph; virtual nodes are owners referenced but not observed yet.", ["state"], (nodes) => {

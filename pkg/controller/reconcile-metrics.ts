@@ -1,6 +1,7 @@
 // What the reconcile runner reports, under controller-runtime's metric names.
 import type { Registry } from "prom-client";
 import { counter, gauge, histogram } from "../metrics/declare.ts";
+import { ignoringCalls } from "../metrics/ignoring-calls.ts";
 
 export type ReconcileOutcome = "success" | "error" | "requeue_after" | "terminal_error";
 
@@ -11,12 +12,7 @@ export interface ReconcileMetrics {
   setMaxConcurrentReconciles(controller: string, count: number): void;
 }
 
-export const noopReconcileMetrics: ReconcileMetrics = {
-  observe: () => undefined,
-  panicked: () => undefined,
-  setActiveWorkers: () => undefined,
-  setMaxConcurrentReconciles: () => undefined,
-};
+export const noopReconcileMetrics: ReconcileMetrics = ignoringCalls(["observe", "panicked", "setActiveWorkers", "setMaxConcurrentReconciles"]);
 
 // controller-runtime's buckets for controller_runtime_reconcile_time_seconds.
 const durationBuckets = [

@@ -1,4 +1,5 @@
 // What the event broadcaster reports, for whoever wants to turn it into metrics.
+import { ignoringCalls } from "../metrics/ignoring-calls.ts";
 
 export type EventDropReason =
   /** The buffer between recorders and the writer was full. */
@@ -20,8 +21,4 @@ export interface EventMetrics {
   dropped(reason: EventDropReason): void;
 }
 
-export const noopEventMetrics: EventMetrics = {
-  written() {},
-  aggregated() {},
-  dropped() {},
-};
+export const noopEventMetrics: EventMetrics = ignoringCalls(["written", "aggregated", "dropped"]);

@@ -1,6 +1,7 @@
 // Workqueue metrics as client-go defines them (util/workqueue/metrics.go): a provider builds one metric per queue
 // name, and the queue feeds them through the hooks below. Unnamed queues emit nothing.
 import type { Clock, Timer } from "../clock/clock.ts";
+import { ignoringCalls } from "../metrics/ignoring-calls.ts";
 
 export interface GaugeMetric {
   inc(): void;
@@ -36,22 +37,20 @@ export interface WorkqueueMetricsProvider {
   newRetriesMetric(name: string): CounterMetric;
 }
 
-const noopMetric: GaugeMetric & SettableGaugeMetric & CounterMetric & HistogramMetric = {
-  inc() {},
-  dec() {},
-  set() {},
-  observe() {},
-};
+const noopMetric: GaugeMetric & SettableGaugeMetric & CounterMetric & HistogramMetric = ignoringCalls(["inc", "dec", "set", "observe"]);
 
-export const noopWorkqueueMetricsProvider: WorkqueueMetricsProvider = {
-  newDepthMetric: () => noopMetric,
-  newAddsMetric: () => noopMetric,
-  newLatencyMetric: () => noopMetric,
-  newWorkDurationMetric: () => noopMetric,
-  newUnfinishedWorkSecondsMetric: () => noopMetric,
-  newLongestRunningProcessorSecondsMetric: () => noopMetric,
-  newRetriesMetric: () => noopMetric,
-};
+export const noopWorkqueueMetricsProvider: WorkqueueMetricsProvider = ignoringCalls(
+  [
+    "newDepthMetric",
+    "newAddsMetric",
+    "newLatencyMetric",
+    "newWorkDurationMetric",
+    "newUnfinishedWorkSecondsMetric",
+    "newLongestRunningProcessorSecondsMetric",
+    "newRetriesMetric",
+  ],
+  noopMetric,
+);
 
 /** How often the in-progress gauges are recomputed, as client-go's `defaultUnfinishedWorkUpdatePeriod`. */
 export const unfinishedWorkUpdatePeriodMs = 500;
@@ -69,8 +68,8 @@ export interface RetryMetrics {
   retry(): void;
 }
 
-const noQueueMetrics: QueueMetrics<unknown> = { add() {}, get() {}, done() {}, stop() {} };
-const noRetryMetrics: RetryMetrics = { retry() {} };
+const noQueueMetrics: QueueMetrics<unknown> = ignoringCalls(["add", "get", "done", "stop"]);
+const noRetryMetrics: RetryMetrics = ignoringCalls(["retry"]);
 
 // Skipping the no-op provider too spares idle queues the bookkeeping and the update timer.
 const emitsMetrics = (provider: WorkqueueMetricsProvider, name: string) =>
