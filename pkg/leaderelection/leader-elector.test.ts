@@ -338,6 +338,25 @@ describe("LeaderElector", () => {
     expect(store.lease?.record.holderIdentity).toBe("");
   });
 
+  test("a release the API never answers gives up after renewDeadline, leaving the lease to expire", async () => {
+    const store = new FakeLeaseStore();
+    const { logger, messages } = capturingLogger();
+    const a = startCandidate(store, "a", { releaseOnCancel: true, logger });
+    await elapse(3_000, a.clock);
+    a.lock.behaviour = "hang";
+
+    a.cancel.abort();
+    let finished = false;
+    void a.finished.then(() => (finished = true));
+    await elapse(timing.renewDeadlineMs - 200, a.clock);
+    expect(finished).toBe(false);
+    await elapse(400, a.clock);
+    expect(finished).toBe(true);
+    expect(a.seen.stopped).toBe(1);
+    expect(messages).toContain("failed to release lock");
+    expect(store.lease?.record.holderIdentity).toBe("a");
+  });
+
   test("a lease someone else wrote meanwhile is not released", async () => {
     const store = new FakeLeaseStore();
     const a = startCandidate(store, "a", { releaseOnCancel: true });

@@ -177,17 +177,21 @@ export class LeaderElector {
   }
 
   /** One renewal: attempts every retryPeriod until one succeeds or renewDeadline passes. */
-  private async renewWithinDeadline(signal: AbortSignal): Promise<boolean> {
-    const deadline = new AbortController();
-    const timer = this.clock.setTimer(this.config.renewDeadlineMs, () =>
-      deadline.abort(new DOMException("lease renewal deadline exceeded", "TimeoutError")),
-    );
-    const bounded = AbortSignal.any([signal, deadline.signal]);
-    try {
+  private renewWithinDeadline(signal: AbortSignal): Promise<boolean> {
+    return this.withinRenewDeadline("lease renewal", signal, async (bounded) => {
       for (;;) {
         if (await this.tryAcquireOrRenew(bounded)) return true;
         if (!(await this.pause(this.config.retryPeriodMs, bounded))) return false;
       }
+    });
+  }
+
+  /** Runs `work` with a signal that aborts when `signal` does or once renewDeadline has passed, whichever comes first. */
+  private async withinRenewDeadline<T>(what: string, signal: AbortSignal | undefined, work: (bounded: AbortSignal) => Promise<T>): Promise<T> {
+    const deadline = new AbortController();
+    const timer = this.clock.setTimer(this.config.renewDeadlineMs, () => deadline.abort(new DOMException(`${what} deadline exceeded`, "TimeoutError")));
+    try {
+      return await work(signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal);
     } finally {
       timer.cancel();
     }
@@ -211,13 +215,7 @@ export class LeaderElector {
     // 1. Fast path: the leader writes over the Lease it wrote last, without reading it first.
     if (this.isLeader() && this.isLeaseValid(at)) {
       const renewal = { ...desired, acquireTime: this.observedRecord.acquireTime, leaseTransitions: this.observedRecord.leaseTransitions };
-      try {
-        await this.lock.update(renewal, signal);
-        this.setObservedRecord(renewal);
-        return true;
-      } catch (err) {
-        this.logger.error({ err }, "failed to update lock optimistically, falling back to slow path");
-      }
+      if (await this.write("update", renewal, signal, "failed to update lock optimistically, falling back to slow path")) return true;
     }
 
     // 2. Read the Lease, creating it when there is none.
@@ -228,16 +226,7 @@ export class LeaderElector {
       this.logger.error({ err }, "error retrieving resource lock");
       return false;
     }
-    if (current === null) {
-      try {
-        await this.lock.create(desired, signal);
-      } catch (err) {
-        this.logger.error({ err }, "error initially creating leader election record");
-        return false;
-      }
-      this.setObservedRecord(desired);
-      return true;
-    }
+    if (current === null) return this.write("create", desired, signal, "error initially creating leader election record");
 
     // 3. Any change restarts the expiry countdown, measured on the local clock.
     if (current.raw !== this.observedRaw) {
@@ -257,13 +246,18 @@ export class LeaderElector {
     } else {
       next = { ...desired, leaseTransitions: current.record.leaseTransitions + 1 };
     }
+    return this.write("update", next, signal, "failed to update lock");
+  }
+
+  /** Creates or updates the Lease with `record`; false, with `failure` logged, when the API refused. */
+  private async write(method: "create" | "update", record: LeaderElectionRecord, signal: AbortSignal, failure: string): Promise<boolean> {
     try {
-      await this.lock.update(next, signal);
+      await this.lock[method](record, signal);
     } catch (err) {
-      this.logger.error({ err }, "failed to update lock");
+      this.logger.error({ err }, failure);
       return false;
     }
-    this.setObservedRecord(next);
+    this.setObservedRecord(record);
     return true;
   }
 
@@ -282,32 +276,28 @@ export class LeaderElector {
       renewTime: now,
       leaseTransitions: this.observedRecord.leaseTransitions,
     };
-    const deadline = new AbortController();
-    const timer = this.clock.setTimer(this.config.renewDeadlineMs, () =>
-      deadline.abort(new DOMException("lease release deadline exceeded", "TimeoutError")),
-    );
     try {
-      for (;;) {
-        deadline.signal.throwIfAborted();
-        try {
-          await this.lock.update(released, deadline.signal);
-          this.setObservedRecord(released);
-          this.logger.info("released lease");
-          return;
-        } catch (err) {
-          if (!isConflict(err)) throw err;
+      await this.withinRenewDeadline("lease release", undefined, async (deadline) => {
+        for (;;) {
+          deadline.throwIfAborted();
+          try {
+            await this.lock.update(released, deadline);
+            this.setObservedRecord(released);
+            this.logger.info("released lease");
+            return;
+          } catch (err) {
+            if (!isConflict(err)) throw err;
+          }
+          const current = await this.lock.get(deadline);
+          if (current?.record.holderIdentity !== this.lock.identity) {
+            if (current) this.setObservedRecord(current.record);
+            this.logger.info("lease no longer held by this process, nothing to release");
+            return;
+          }
         }
-        const current = await this.lock.get(deadline.signal);
-        if (current?.record.holderIdentity !== this.lock.identity) {
-          if (current) this.setObservedRecord(current.record);
-          this.logger.info("lease no longer held by this process, nothing to release");
-          return;
-        }
-      }
+      });
     } catch (err) {
       this.logger.error({ err }, "failed to release lock");
-    } finally {
-      timer.cancel();
     }
   }
 
