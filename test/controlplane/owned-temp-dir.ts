@@ -4,6 +4,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { isProcessAlive } from "./process-alive.ts";
 
 const PREFIX = "kube-loom-cp-";
 const OWNER_PID_FILE = "owner.pid";
@@ -43,15 +44,5 @@ function readOwnerPid(dir: string): number | undefined {
     return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
   } catch {
     return undefined;
-  }
-}
-
-function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return error instanceof Error && "code" in error && error.code === "EPERM";
   }
 }
