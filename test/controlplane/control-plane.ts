@@ -7,6 +7,7 @@ import { type DaemonProcess, hasExited, logTail, spawnDaemon, stopDaemon } from 
 import { freeLoopbackPorts } from "./free-ports.ts";
 import { writeKubeconfig } from "./kubeconfig.ts";
 import { createOwnedTempDir, removeOwnedTempDir } from "./owned-temp-dir.ts";
+import { pollUntil } from "./poll-until.ts";
 import { type ClientIdentity, createPki, type IssuedCertificate, issueClientCertificate, type Pki } from "./pki.ts";
 
 export interface ControlPlaneOptions {
@@ -18,6 +19,12 @@ export interface ControlPlaneOptions {
   startTimeoutMs?: number;
   /** Already built binaries; default: ensureBinaries(). */
   binaries?: Binaries;
+  /**
+   * Run the ServiceAccount admission plugin, which rejects Pods until their namespace has its
+   * `default` ServiceAccount. Only for a control plane with a controller-manager to create those
+   * (LocalCluster); default false.
+   */
+  serviceAccountAdmission?: boolean;
 }
 
 export interface KubectlResult {
@@ -50,7 +57,6 @@ export interface KubeconfigOptions {
 export type StopSignal = "SIGTERM" | "SIGKILL";
 
 const DEFAULT_START_TIMEOUT_MS = 90_000;
-const POLL_INTERVAL_MS = 250;
 
 export class ControlPlane {
   readonly kubeconfigPath: string;
@@ -70,6 +76,7 @@ export class ControlPlane {
     private readonly ports: { apiserver: number; etcdClient: number; etcdPeer: number },
     private readonly extraApiserverArgs: string[],
     private readonly startTimeoutMs: number,
+    private readonly serviceAccountAdmission: boolean,
   ) {
     this.server = `https://127.0.0.1:${ports.apiserver}`;
     this.etcdUrl = `http://127.0.0.1:${ports.etcdClient}`;
@@ -93,6 +100,7 @@ export class ControlPlane {
       ports,
       options.extraApiserverArgs ?? [],
       options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
+      options.serviceAccountAdmission ?? false,
     );
     try {
       await controlPlane.#startEtcd();
@@ -133,7 +141,7 @@ export class ControlPlane {
     if (this.#apiserver && !hasExited(this.#apiserver)) throw new Error("kube-apiserver is already running");
     const apiserver = spawnDaemon([this.binaries.kubeApiserver, ...this.#apiserverArgs()], this.apiserverLogPath);
     this.#apiserver = apiserver;
-    const deadline = Date.now() + this.startTimeoutMs;
+    const deadline = performance.now() + this.startTimeoutMs;
     const exitedEarly = () => (hasExited(apiserver) ? `kube-apiserver exited with ${apiserver.exitCode ?? apiserver.signalCode}` : undefined);
     await pollUntil("kube-apiserver /readyz", deadline, exitedEarly, async () => (await this.#adminGet("/readyz")).ok);
     // RBAC and the system namespaces are bootstrapped asynchronously; tests assume `default` exists.
@@ -227,7 +235,7 @@ export class ControlPlane {
     );
     this.#etcd = etcd;
     const exitedEarly = () => (hasExited(etcd) ? `etcd exited with ${etcd.exitCode ?? etcd.signalCode}` : undefined);
-    await pollUntil("etcd /health", Date.now() + this.startTimeoutMs, exitedEarly, async () => {
+    await pollUntil("etcd /health", performance.now() + this.startTimeoutMs, exitedEarly, async () => {
       const response = await fetch(`${this.etcdUrl}/health`);
       return response.ok && ((await response.json()) as { health?: string }).health === "true";
     });
@@ -246,8 +254,8 @@ export class ControlPlane {
       `--client-ca-file=${pki.ca.certFile}`,
       "--service-cluster-ip-range=10.0.0.0/24",
       "--allow-privileged=true",
-      // No controller-manager runs, so no namespace would ever get its default ServiceAccount.
-      "--disable-admission-plugins=ServiceAccount",
+      // Without a controller-manager no namespace would ever get its default ServiceAccount.
+      ...(this.serviceAccountAdmission ? [] : ["--disable-admission-plugins=ServiceAccount"]),
       "--authorization-mode=RBAC",
       `--service-account-issuer=${this.server}/`,
       `--service-account-key-file=${pki.serviceAccountPublicKeyFile}`,
@@ -281,27 +289,5 @@ export class ControlPlane {
       `--- last lines of ${this.apiserverLogPath} ---`,
       logTail(this.apiserverLogPath),
     ].join("\n");
-  }
-}
-
-/** Polls `check` (errors count as "not yet") until it passes, the process dies, or the deadline passes. */
-async function pollUntil(
-  what: string,
-  deadline: number,
-  failure: () => string | undefined,
-  check: () => Promise<boolean>,
-): Promise<void> {
-  let lastError = "";
-  for (;;) {
-    const failed = failure();
-    if (failed) throw new Error(`${failed} while waiting for ${what}`);
-    try {
-      if (await check()) return;
-      lastError = "";
-    } catch (error) {
-      lastError = error instanceof Error ? error.message : String(error);
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${lastError ? ` (last error: ${lastError})` : ""}`);
-    await Bun.sleep(POLL_INTERVAL_MS);
   }
 }

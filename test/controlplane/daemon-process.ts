@@ -21,12 +21,12 @@ export function dyingWithThisProcess(command: string[]): string[] {
   return [...dieWithParent, ...command];
 }
 
-/** Starts `command` with stdout and stderr appended to `logPath`. */
-export function spawnDaemon(command: string[], logPath: string): DaemonProcess {
+/** Starts `command` with stdout and stderr appended to `logPath`; `env` adds to our environment. */
+export function spawnDaemon(command: string[], logPath: string, env: Record<string, string> = {}): DaemonProcess {
   appendFileSync(logPath, `=== ${new Date().toISOString()} starting: ${command.join(" ")}\n`);
   const logFd = openSync(logPath, "a");
   try {
-    const daemon = Bun.spawn(dyingWithThisProcess(command), { stdin: "ignore", stdout: logFd, stderr: logFd });
+    const daemon = Bun.spawn(dyingWithThisProcess(command), { stdin: "ignore", stdout: logFd, stderr: logFd, env: { ...process.env, ...env } });
     liveDaemons.add(daemon);
     void daemon.exited.then(() => liveDaemons.delete(daemon));
     return daemon;
