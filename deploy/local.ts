@@ -1,10 +1,13 @@
-// The main job on one machine: a local control plane (real etcd + kube-apiserver), the
-// project's CRDs applied, and the compiled kube-loom running against it in the foreground.
+// The main job on one machine: a local cluster minus kubelets (etcd, kube-apiserver,
+// kube-controller-manager without the controllers kube-loom replaces, kube-scheduler, and kwok
+// playing one Node), the project's CRDs applied, and the compiled kube-loom running against it in
+// the foreground.
 //   bun deploy/local.ts [kube-loom flags…]     (deploy/local-up.sh also installs everything first)
-// Ctrl-C stops kube-loom (it releases its lease) and then the control plane.
+// The first run builds kube-controller-manager, kube-scheduler and kwok (minutes, progress shown).
+// Ctrl-C stops kube-loom (it releases its lease) and then the cluster.
 import { readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { ControlPlane } from "../test/controlplane/control-plane.ts";
+import { FAKE_NODE_NAME, KUBE_CONTROLLER_MANAGER_CONTROLLERS, LocalCluster } from "../test/controlplane/local-cluster.ts";
 
 const repoRoot = resolve(import.meta.dir, "..");
 const port = 10257;
@@ -12,8 +15,15 @@ const port = 10257;
 const build = Bun.spawnSync(["./node_modules/.bin/bun", "run", "build"], { cwd: repoRoot, stdout: "inherit", stderr: "inherit" });
 if (build.exitCode !== 0) process.exit(build.exitCode ?? 1);
 
-const controlPlane = await ControlPlane.start();
-for (const file of readdirSync(join(repoRoot, "config", "crd")).filter((f) => f.endsWith(".yaml"))) {
+const startedAt = performance.now();
+const cluster = await LocalCluster.start().catch((error: unknown) => {
+  // The message names the piece that failed, its log file and the log's last lines.
+  console.error(`the local cluster failed to start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
+const { controlPlane } = cluster;
+// kustomization.yaml only lists the CRDs (for deploy/kubernetes); it is no object to apply.
+for (const file of readdirSync(join(repoRoot, "config", "crd")).filter((f) => f.endsWith(".yaml") && f !== "kustomization.yaml")) {
   const applied = await controlPlane.kubectl(["apply", "-f", join(repoRoot, "config", "crd", file)]);
   if (applied.code !== 0) console.error(`applying ${file} failed: ${applied.stderr}`);
 }
@@ -25,10 +35,14 @@ const kubeLoom = Bun.spawn(
 console.log(
   [
     "",
-    `kube-loom is running against a local control plane.`,
+    `kube-loom is running against a local cluster (up in ${((performance.now() - startedAt) / 1000).toFixed(0)} s): etcd, kube-apiserver,`,
+    `kube-controller-manager --controllers=${KUBE_CONTROLLER_MANAGER_CONTROLLERS}, kube-scheduler,`,
+    `and kwok playing the node ${FAKE_NODE_NAME} (its Pods turn Running and Ready; no containers run).`,
     `  health:     http://127.0.0.1:${port}/healthz  (also /livez, /readyz, /metrics)`,
     `  kubectl:    export KUBECONFIG=${controlPlane.kubeconfigPath}`,
-    `  try:        kubectl apply -f deploy/examples/`,
+    `  try:        kubectl apply -f deploy/examples/ && kubectl get pods,replicasets,deployments -o wide`,
+    `              kubectl set image deployment/web pause=registry.k8s.io/pause:3.9 && kubectl rollout status deployment/web`,
+    `  logs:       ${controlPlane.dir}/*.log`,
     `  stop:       Ctrl-C`,
     "",
   ].join("\n"),
@@ -36,5 +50,5 @@ console.log(
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => kubeLoom.kill("SIGTERM"));
 const code = await kubeLoom.exited;
-await controlPlane.stop();
+await cluster.stop();
 process.exit(code);
