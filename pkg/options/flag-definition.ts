@@ -107,24 +107,42 @@ function numberFrom(text: RegExp): z.ZodType<number> {
   return z.union([z.number(), z.string().trim().regex(text).transform(Number)]);
 }
 
-export function intFlag(spec: FlagSpec<number> & NumericBounds): FlagDefinition<number> {
+/** What sets int, float and duration flags apart; bounds, defaults and validation work alike for all three. */
+interface NumberNotation {
+  kind: "int" | "float" | "duration";
+  /** What a valid value is, e.g. "an integer"; the bounds follow it in error messages. */
+  noun: string;
+  /** Follows the bounds in error messages. */
+  example: string;
+  /** Writes a number as the user would, in --help and error messages. */
+  show: (value: number) => string;
+  /** A command-line text or YAML value to a number, not yet bounded. */
+  parse: z.ZodType<number>;
+  /** The numbers this kind allows at all, before the flag's own bounds. */
+  numbers: z.ZodNumber;
+}
+
+// The zero value goes without "(default …)", as pflag prints it.
+function numberFlag(spec: FlagSpec<number> & NumericBounds, notation: NumberNotation): FlagDefinition<number> {
   return defineFlag(spec, {
-    kind: "int",
-    typeName: "int",
-    expected: `an integer${describeBounds(spec, String)}`,
-    helpDefault: spec.default === 0 ? undefined : String(spec.default),
-    schema: numberFrom(INTEGER_TEXT).pipe(bounded(z.number().int(), spec)),
+    kind: notation.kind,
+    typeName: notation.kind,
+    expected: `${notation.noun}${describeBounds(spec, notation.show)}${notation.example}`,
+    helpDefault: spec.default === 0 ? undefined : notation.show(spec.default),
+    schema: notation.parse.pipe(bounded(notation.numbers, spec)),
   });
 }
 
+const integers: NumberNotation = { kind: "int", noun: "an integer", example: "", show: String, parse: numberFrom(INTEGER_TEXT), numbers: z.number().int() };
+
+export function intFlag(spec: FlagSpec<number> & NumericBounds): FlagDefinition<number> {
+  return numberFlag(spec, integers);
+}
+
+const decimals: NumberNotation = { kind: "float", noun: "a number", example: "", show: String, parse: numberFrom(DECIMAL_TEXT), numbers: z.number() };
+
 export function floatFlag(spec: FlagSpec<number> & NumericBounds): FlagDefinition<number> {
-  return defineFlag(spec, {
-    kind: "float",
-    typeName: "float",
-    expected: `a number${describeBounds(spec, String)}`,
-    helpDefault: spec.default === 0 ? undefined : String(spec.default),
-    schema: numberFrom(DECIMAL_TEXT).pipe(bounded(z.number(), spec)),
-  });
+  return numberFlag(spec, decimals);
 }
 
 // The spellings Go's strconv.ParseBool accepts.
@@ -186,21 +204,23 @@ export function enumFlag<const Choice extends string>(
   });
 }
 
-/** A Go duration string ("15s", "1m30s", "500ms"); the value is in milliseconds, bounds too. */
-export function durationFlag(spec: FlagSpec<number> & NumericBounds): FlagDefinition<number> {
-  const goDuration = z.string().transform((text, context) => {
+const goDurations: NumberNotation = {
+  kind: "duration",
+  noun: "a duration",
+  example: " written like 15s, 1m30s, 500ms or 2h",
+  show: formatGoDuration,
+  parse: z.string().transform((text, context) => {
     const ms = parseGoDuration(text.trim());
     if (ms !== undefined) return ms;
     context.issues.push({ code: "custom", message: "not a Go duration", input: text });
     return z.NEVER;
-  });
-  return defineFlag(spec, {
-    kind: "duration",
-    typeName: "duration",
-    expected: `a duration${describeBounds(spec, formatGoDuration)} written like 15s, 1m30s, 500ms or 2h`,
-    helpDefault: spec.default === 0 ? undefined : formatGoDuration(spec.default),
-    schema: goDuration.pipe(bounded(z.number(), spec)),
-  });
+  }),
+  numbers: z.number(),
+};
+
+/** A Go duration string ("15s", "1m30s", "500ms"); the value is in milliseconds, bounds too. */
+export function durationFlag(spec: FlagSpec<number> & NumericBounds): FlagDefinition<number> {
+  return numberFlag(spec, goDurations);
 }
 
 /**
