@@ -39,4 +39,4 @@ if [ ! -x node_modules/.bin/bun ] || [ package-lock.json -nt node_modules/.packa
   npm install --no-audit --no-fund --loglevel=error
 fi
 
-./node_modules/.bin/bun test/controlplane/build.ts
+./node_modules/.bin/bun test/controlplane/build.ts --with-local-cluster
