@@ -34,6 +34,7 @@ export const resources = {
   pods: { group: "", version: "v1", resource: "pods", kind: "Pod", namespaced: true },
   configMaps: { group: "", version: "v1", resource: "configmaps", kind: "ConfigMap", namespaced: true },
   secrets: { group: "", version: "v1", resource: "secrets", kind: "Secret", namespaced: true },
+  serviceAccounts: { group: "", version: "v1", resource: "serviceaccounts", kind: "ServiceAccount", namespaced: true },
   namespaces: { group: "", version: "v1", resource: "namespaces", kind: "Namespace", namespaced: false },
   events: { group: "events.k8s.io", version: "v1", resource: "events", kind: "Event", namespaced: true },
   replicaSets: { group: "apps", version: "v1", resource: "replicasets", kind: "ReplicaSet", namespaced: true },
