@@ -1,10 +1,15 @@
 // The network controller's flags. Every one can also be set in the --config file under its
 // name; the Neutron settings can come from a Secret too (see neutron-settings.ts).
-import { durationFlag, enumFlag, intFlag, stringFlag, type FlagDefinition } from "../../pkg/options/flag-definition.ts";
+import { durationFlag, enumFlag, intFlag, stringFlag, type FlagDefinition, type FlagSpec } from "../../pkg/options/flag-definition.ts";
 import { MINUTE, SECOND } from "../../pkg/options/go-duration.ts";
 
 const NETWORK = "Network controller";
 const NEUTRON = "Network controller: Neutron provider";
+
+/** The Neutron provider's text settings, all in one --help group and empty unless a default is given. */
+function neutronStringFlag(spec: Omit<FlagSpec<string>, "group" | "default"> & { default?: string }): FlagDefinition<string> {
+  return stringFlag({ ...spec, group: NEUTRON, default: spec.default ?? "" });
+}
 
 export const networkProviderFlag = enumFlag({
   name: "network-provider",
@@ -30,10 +35,8 @@ export const networkResyncPeriodFlag = durationFlag({
   help: "How often every Network is compared with its provider network again, repairing changes made behind the controller's back. 0 turns this off.",
 });
 
-export const neutronEndpointFlag = stringFlag({
+export const neutronEndpointFlag = neutronStringFlag({
   name: "neutron-endpoint",
-  group: NEUTRON,
-  default: "",
   help: "Neutron's URL, e.g. http://127.0.0.1:9696. Empty: the 'network' endpoint of Keystone's service catalog.",
 });
 
@@ -46,56 +49,27 @@ export const neutronAuthTypeFlag = enumFlag({
   help: "How to authenticate to Neutron: a Keystone v3 password, a Keystone v3 application credential, or nothing (a Neutron with auth_strategy = noauth; needs --neutron-project-id).",
 });
 
-export const neutronAuthURLFlag = stringFlag({
-  name: "neutron-auth-url",
-  group: NEUTRON,
-  default: "",
-  help: "Keystone's URL, e.g. https://keystone.example:5000/v3.",
-});
+export const neutronAuthURLFlag = neutronStringFlag({ name: "neutron-auth-url", help: "Keystone's URL, e.g. https://keystone.example:5000/v3." });
 
-export const neutronUsernameFlag = stringFlag({ name: "neutron-username", group: NEUTRON, default: "", help: "Keystone user name (password auth)." });
+export const neutronUsernameFlag = neutronStringFlag({ name: "neutron-username", help: "Keystone user name (password auth)." });
 
-export const neutronUserDomainNameFlag = stringFlag({
-  name: "neutron-user-domain-name",
-  group: NEUTRON,
-  default: "Default",
-  help: "Keystone domain of --neutron-username.",
-});
+export const neutronUserDomainNameFlag = neutronStringFlag({ name: "neutron-user-domain-name", default: "Default", help: "Keystone domain of --neutron-username." });
 
-export const neutronProjectIDFlag = stringFlag({
+export const neutronProjectIDFlag = neutronStringFlag({
   name: "neutron-project-id",
-  group: NEUTRON,
-  default: "",
   help: "Project that owns the networks: the token's scope with password auth, or the project_id sent with noauth.",
 });
 
-export const neutronProjectNameFlag = stringFlag({
-  name: "neutron-project-name",
-  group: NEUTRON,
-  default: "",
-  help: "Project to scope the token to when --neutron-project-id is not set (password auth).",
-});
+export const neutronProjectNameFlag = neutronStringFlag({ name: "neutron-project-name", help: "Project to scope the token to when --neutron-project-id is not set (password auth)." });
 
-export const neutronProjectDomainNameFlag = stringFlag({
-  name: "neutron-project-domain-name",
-  group: NEUTRON,
-  default: "Default",
-  help: "Keystone domain of --neutron-project-name.",
-});
+export const neutronProjectDomainNameFlag = neutronStringFlag({ name: "neutron-project-domain-name", default: "Default", help: "Keystone domain of --neutron-project-name." });
 
-export const neutronApplicationCredentialIDFlag = stringFlag({
+export const neutronApplicationCredentialIDFlag = neutronStringFlag({
   name: "neutron-application-credential-id",
-  group: NEUTRON,
-  default: "",
   help: "Keystone application credential id (v3applicationcredential auth); its secret comes from --neutron-credentials-secret.",
 });
 
-export const neutronRegionFlag = stringFlag({
-  name: "neutron-region",
-  group: NEUTRON,
-  default: "",
-  help: "Region of the catalog endpoint to use; empty: the first one.",
-});
+export const neutronRegionFlag = neutronStringFlag({ name: "neutron-region", help: "Region of the catalog endpoint to use; empty: the first one." });
 
 export const neutronInterfaces = ["public", "internal", "admin"] as const;
 export const neutronInterfaceFlag = enumFlag({
@@ -106,10 +80,8 @@ export const neutronInterfaceFlag = enumFlag({
   help: "Interface of the catalog endpoint to use.",
 });
 
-export const neutronCredentialsSecretFlag = stringFlag({
+export const neutronCredentialsSecretFlag = neutronStringFlag({
   name: "neutron-credentials-secret",
-  group: NEUTRON,
-  default: "",
   help: "A Secret, as namespace/name, holding 'password' or 'application-credential-secret', and optionally any other Neutron setting under its flag name without the 'neutron-' prefix (e.g. 'auth-url'); the Secret's values win over flags.",
 });
 
