@@ -1,17 +1,7 @@
 // The flags kube-loom has whatever controllers it hosts, grouped in --help the way
 // kube-controller-manager groups them. Defaults follow kube-controller-manager's.
 import type { ControllerIdentity } from "./controller-selection.ts";
-import {
-  boolFlag,
-  durationFlag,
-  enumFlag,
-  floatFlag,
-  intFlag,
-  ipFlag,
-  stringFlag,
-  stringListFlag,
-  type FlagDefinition,
-} from "./flag-definition.ts";
+import { boolFlag, durationFlag, enumFlag, floatFlag, intFlag, ipFlag, stringFlag, stringListFlag, type FlagDefinition } from "./flag-definition.ts";
 import { HOUR, SECOND } from "./go-duration.ts";
 
 const GENERIC = "Generic";
