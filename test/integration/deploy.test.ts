@@ -1,7 +1,8 @@
-// deploy/ as an operator meets it: the kustomize manifests against a real API server, and each
-// controller's ClusterRole as the compiled binary needs it (enough, and no rule to spare).
+// deploy/ as an operator meets it: the kustomize manifests against a real API server, each
+// controller's ClusterRole as the compiled binary needs it (enough, and no rule to spare), and
+// the Prometheus alerting rules under promtool.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseAllDocuments, stringify as stringifyYaml } from "yaml";
 import { ControlPlane } from "../controlplane/control-plane.ts";
@@ -10,6 +11,29 @@ import { waitUntil } from "../support/eventually.ts";
 import { buildKubeLoom, KubeLoomProcess } from "../support/kube-loom-binary.ts";
 
 const repoRoot = resolve(import.meta.dir, "../..");
+const monitoringDir = join(repoRoot, "deploy/monitoring");
+
+async function run(command: string[]): Promise<{ code: number; output: string }> {
+  const child = Bun.spawn(command, { stdout: "pipe", stderr: "pipe" });
+  const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
+  return { code, output: stdout + stderr };
+}
+
+describe("deploy/monitoring alerting rules", () => {
+  test("promtool check rules accepts them", async () => {
+    const result = await run(["promtool", "check", "rules", join(monitoringDir, "kube-loom-alerts.yaml")]);
+    expect(result).toMatchObject({ code: 0 });
+    expect(result.output).toContain("SUCCESS: 5 rules found");
+  });
+
+  test("promtool test rules: each alert fires on its symptom and stays quiet when healthy", async () => {
+    const testFiles = readdirSync(monitoringDir).filter((file) => file.endsWith("-test.yaml"));
+    expect(testFiles.length).toBeGreaterThan(0);
+    const result = await run(["promtool", "test", "rules", ...testFiles.map((file) => join(monitoringDir, file))]);
+    expect(result).toMatchObject({ code: 0 });
+    expect(result.output).not.toContain("FAILED");
+  });
+});
 
 interface PolicyRule {
   apiGroups?: string[];
