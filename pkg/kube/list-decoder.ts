@@ -43,14 +43,20 @@ const openBracket = 91;
 const closeBracket = 93;
 const itemsKey = "items";
 
-/** Incremental scanner over `{ ..., "items": [ {...}, {...} ], ... }`. */
+/**
+ * Incremental scanner over `{ ..., "items": [ {...}, {...} ], ... }`. It works on each chunk
+ * in place; the few bytes of an earlier chunk still needed (the start of an item, a key or the
+ * envelope that goes on in this chunk) are kept as `carry`, at negative positions.
+ */
 class ListSplitter<T extends KubeObject> {
   private readonly decoder = new TextDecoder();
   private readonly items: T[] = [];
   /** The envelope's text with the items' contents left out, gathered around the items array. */
   private envelope = "";
-  /** Bytes not yet consumed; every position below is an offset into it. */
+  /** The chunk being scanned; every position below is an offset into it. */
   private buffer: Uint8Array = new Uint8Array(0);
+  /** Bytes before `buffer` still needed: position -1 is its last byte. */
+  private carry: Uint8Array = new Uint8Array(0);
   /** Where scanning resumes. */
   private pos = 0;
   private depth = 0;
@@ -60,13 +66,12 @@ class ListSplitter<T extends KubeObject> {
   /** The last string seen directly inside the top-level object: the key of the value that follows. */
   private lastTopLevelString = "";
   private inItems = false;
-  /** Start of the item being read; -1 between items. */
-  private itemStart = -1;
-  /** Start and end of the complete items the exact scan found and has not parsed yet; -1 when none. */
-  private batchStart = -1;
-  private batchEnd = -1;
-  /** Start of envelope bytes not yet copied into `envelope`; -1 inside the items array and after the end. */
-  private envelopeStart = 0;
+  /** Start of the item being read; undefined between items. */
+  private itemStart: number | undefined;
+  /** Start and end of the complete items the exact scan found and has not parsed yet. */
+  private batch: { start: number; end: number } | undefined;
+  /** Start of envelope bytes not yet copied into `envelope`; undefined inside the items array and after the end. */
+  private envelopeStart: number | undefined = 0;
   private ended = false;
   /** `},{"<first key>":`, learnt from the first item; undefined until then and after a wrong guess. */
   private boundary: Uint8Array | undefined;
@@ -75,23 +80,15 @@ class ListSplitter<T extends KubeObject> {
   append(chunk: Uint8Array): void {
     let keep = this.pos;
     if (this.inString) keep = Math.min(keep, this.stringStart);
-    if (this.itemStart >= 0) keep = Math.min(keep, this.itemStart);
-    if (this.envelopeStart >= 0) keep = Math.min(keep, this.envelopeStart);
-    // One byte more than needed: parseArray can then put its '[' in front of a batch in place.
-    keep = Math.max(0, keep - 1);
-    const rest = this.buffer.length - keep;
-    if (rest === 0) {
-      this.buffer = chunk;
-    } else {
-      const joined = new Uint8Array(rest + chunk.length);
-      joined.set(this.buffer.subarray(keep));
-      joined.set(chunk, rest);
-      this.buffer = joined;
-    }
-    this.pos -= keep;
-    this.stringStart -= keep;
-    if (this.itemStart >= 0) this.itemStart -= keep;
-    if (this.envelopeStart >= 0) this.envelopeStart -= keep;
+    if (this.itemStart !== undefined) keep = Math.min(keep, this.itemStart);
+    if (this.envelopeStart !== undefined) keep = Math.min(keep, this.envelopeStart);
+    this.carry = this.bytes(keep, this.buffer.length);
+    const shift = this.buffer.length;
+    this.buffer = chunk;
+    this.pos -= shift;
+    this.stringStart -= shift;
+    if (this.itemStart !== undefined) this.itemStart -= shift;
+    if (this.envelopeStart !== undefined) this.envelopeStart -= shift;
   }
 
   /** Consumes what has been appended; returns true when it stopped early because the time slice is used up. */
@@ -116,7 +113,7 @@ class ListSplitter<T extends KubeObject> {
   }
 
   private betweenItems(): boolean {
-    return this.inItems && this.depth === 2 && this.itemStart < 0 && !this.inString;
+    return this.inItems && this.depth === 2 && this.itemStart === undefined && !this.inString;
   }
 
   /** Parses the items up to the last boundary within one batch; false when there is none or the guess was wrong. */
@@ -152,7 +149,7 @@ class ListSplitter<T extends KubeObject> {
     let depth = this.depth;
     let outcome: "end" | "due" | "item" = "end";
     if (this.inString) {
-      const end = closingQuote(bytes, pos, this.stringStart);
+      const end = this.closingQuote(pos, this.stringStart);
       if (end < 0) {
         this.pos = length;
         return "end";
@@ -165,7 +162,7 @@ class ListSplitter<T extends KubeObject> {
       const c = bytes[pos] as number;
       if (c === quote) {
         if (depth === 2 && this.inItems) throw notAnObject();
-        const end = closingQuote(bytes, pos + 1, pos);
+        const end = this.closingQuote(pos + 1, pos);
         if (end < 0) {
           this.inString = true;
           this.stringStart = pos;
@@ -182,9 +179,9 @@ class ListSplitter<T extends KubeObject> {
       } else if (c === closeBrace || c === closeBracket) {
         depth--;
         if (depth === 2 && this.inItems) {
-          this.itemClosed(pos);
+          const batch = this.itemClosed(pos);
           if (this.boundary !== undefined) outcome = "item";
-          else if (this.batchEnd - this.batchStart >= batchBytes && slicer.due()) outcome = "due";
+          else if (batch.end - batch.start >= batchBytes && slicer.due()) outcome = "due";
           if (outcome !== "end") {
             pos++;
             break;
@@ -212,8 +209,8 @@ class ListSplitter<T extends KubeObject> {
     } else if (depth === 2) {
       if (c === openBracket && this.lastTopLevelString === itemsKey) {
         this.inItems = true;
-        this.envelope += this.text(this.envelopeStart, pos + 1);
-        this.envelopeStart = -1;
+        this.envelope += this.text(this.envelopeStart ?? 0, pos + 1);
+        this.envelopeStart = undefined;
       } else if (this.inItems) {
         throw notAnObject();
       }
@@ -223,11 +220,12 @@ class ListSplitter<T extends KubeObject> {
     }
   }
 
-  private itemClosed(pos: number): void {
-    if (this.batchStart < 0) this.batchStart = this.itemStart;
-    if (this.items.length === 0 && !this.fastPathFailed) this.boundary = boundaryAfter(this.buffer, this.itemStart);
-    this.itemStart = -1;
-    this.batchEnd = pos + 1;
+  private itemClosed(pos: number): { start: number; end: number } {
+    const start = this.itemStart ?? pos;
+    if (this.items.length === 0 && this.batch === undefined && !this.fastPathFailed) this.boundary = boundaryAfter(this.bytes(start, pos + 1));
+    this.itemStart = undefined;
+    this.batch = { start: this.batch?.start ?? start, end: pos + 1 };
+    return this.batch;
   }
 
   private closedOuter(c: number, pos: number, depth: number): void {
@@ -236,34 +234,41 @@ class ListSplitter<T extends KubeObject> {
       this.inItems = false;
       this.envelopeStart = pos;
     } else if (depth === 0) {
-      this.envelope += this.text(this.envelopeStart, pos + 1);
-      this.envelopeStart = -1;
+      this.envelope += this.text(this.envelopeStart ?? 0, pos + 1);
+      this.envelopeStart = undefined;
       this.ended = true;
     }
   }
 
   /** Parses the complete items the exact scan found, with one JSON.parse call. */
   private parseBatch(): void {
-    if (this.batchStart < 0) return;
-    this.take(this.parseArray(this.batchStart, this.batchEnd));
-    this.batchStart = -1;
+    if (this.batch === undefined) return;
+    this.take(this.parseArray(this.batch.start, this.batch.end));
+    this.batch = undefined;
   }
 
-  /** JSON.parse of `[` + bytes[start, end) + `]`. */
+  /** JSON.parse of `[` + bytes[start, end) + `]`, always on a flat string (a concatenated one parses markedly slower). */
   private parseArray(start: number, end: number): unknown {
     const bytes = this.buffer;
-    if (start === 0 || end === bytes.length) return JSON.parse(`[${this.text(start, end)}]`);
-    // Borrow the separator bytes on either side for the brackets: no copy of a 256 KiB string.
-    const before = bytes[start - 1] as number;
-    const after = bytes[end] as number;
-    bytes[start - 1] = openBracket;
-    bytes[end] = closeBracket;
-    try {
-      return JSON.parse(this.text(start - 1, end + 1));
-    } finally {
-      bytes[start - 1] = before;
-      bytes[end] = after;
+    if (start >= 1 && end < bytes.length) {
+      // Borrow the separator bytes on either side for the brackets: no copy of the batch.
+      const before = bytes[start - 1] as number;
+      const after = bytes[end] as number;
+      bytes[start - 1] = openBracket;
+      bytes[end] = closeBracket;
+      try {
+        return JSON.parse(this.decoder.decode(bytes.subarray(start - 1, end + 1)));
+      } finally {
+        bytes[start - 1] = before;
+        bytes[end] = after;
+      }
     }
+    const content = this.bytes(start, end);
+    const framed = new Uint8Array(content.length + 2);
+    framed[0] = openBracket;
+    framed.set(content, 1);
+    framed[framed.length - 1] = closeBracket;
+    return JSON.parse(this.decoder.decode(framed));
   }
 
   private take(parsed: unknown): void {
@@ -273,21 +278,50 @@ class ListSplitter<T extends KubeObject> {
     }
   }
 
+  /** Bytes [start, end), where negative positions are in `carry`: a view when they are all in one array. */
+  private bytes(start: number, end: number): Uint8Array {
+    if (start >= 0) return this.buffer.subarray(start, end);
+    const fromCarry = this.carry.subarray(this.carry.length + start, this.carry.length + Math.min(end, 0));
+    if (end <= 0) return fromCarry;
+    const joined = new Uint8Array(fromCarry.length + end);
+    joined.set(fromCarry);
+    joined.set(this.buffer.subarray(0, end), fromCarry.length);
+    return joined;
+  }
+
+  private byteAt(pos: number): number | undefined {
+    return pos >= 0 ? this.buffer[pos] : this.carry[this.carry.length + pos];
+  }
+
   private text(start: number, end: number): string {
-    return this.decoder.decode(this.buffer.subarray(start, end));
+    return this.decoder.decode(this.bytes(start, end));
+  }
+
+  /** Position of the quote closing the string that opened at `opening`, searching from `from`; -1 if not in this chunk. */
+  private closingQuote(from: number, opening: number): number {
+    let end = this.buffer.indexOf(quote, from);
+    while (end >= 0 && this.byteAt(end - 1) === backslash && this.isEscaped(end, opening)) end = this.buffer.indexOf(quote, end + 1);
+    return end;
+  }
+
+  /** Whether the quote at `at` is escaped: preceded by an odd run of backslashes inside the string opened at `opening`. */
+  private isEscaped(at: number, opening: number): boolean {
+    let i = at - 1;
+    while (i > opening && this.byteAt(i) === backslash) i--;
+    return (at - 1 - i) % 2 === 1;
   }
 }
 
 /**
- * The bytes between two items that start with the same key as the one at `itemStart`:
- * `},{"metadata":`. Undefined unless that key is a plain word: a match is then sure to be
- * structure, as a word cannot follow the quote that closes a string.
+ * The bytes between two items that start with the same key as `item`: `},{"metadata":`.
+ * Undefined unless that key is a plain word: a match is then sure to be structure, as a word
+ * cannot follow the quote that closes a string.
  */
-function boundaryAfter(bytes: Uint8Array, itemStart: number): Uint8Array | undefined {
-  if (bytes[itemStart + 1] !== quote) return undefined;
-  const keyEnd = bytes.indexOf(quote, itemStart + 2);
-  const key = new TextDecoder().decode(bytes.subarray(itemStart + 2, keyEnd));
-  if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(key) || bytes[keyEnd + 1] !== colon) return undefined;
+function boundaryAfter(item: Uint8Array): Uint8Array | undefined {
+  if (item[1] !== quote) return undefined;
+  const keyEnd = item.indexOf(quote, 2);
+  const key = new TextDecoder().decode(item.subarray(2, keyEnd));
+  if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(key) || item[keyEnd + 1] !== colon) return undefined;
   return new TextEncoder().encode(`},{"${key}":`);
 }
 
@@ -302,20 +336,6 @@ function lastIndexOfBytes(bytes: Uint8Array, pattern: Uint8Array, from: number, 
     if (at === 0) break;
   }
   return -1;
-}
-
-/** Offset of the quote closing a string that opened at `opening`, searching from `from`; -1 if not in `bytes` yet. */
-function closingQuote(bytes: Uint8Array, from: number, opening: number): number {
-  let end = bytes.indexOf(quote, from);
-  while (end >= 0 && bytes[end - 1] === backslash && isEscaped(bytes, end, opening)) end = bytes.indexOf(quote, end + 1);
-  return end;
-}
-
-/** Whether the quote at `at` is escaped: preceded by an odd run of backslashes inside the string opened at `opening`. */
-function isEscaped(bytes: Uint8Array, at: number, opening: number): boolean {
-  let i = at - 1;
-  while (i > opening && bytes[i] === backslash) i--;
-  return (at - 1 - i) % 2 === 1;
 }
 
 function skipWhitespace(bytes: Uint8Array, from: number): number {
