@@ -74,7 +74,7 @@ export class DeltaFIFO<T extends KubeObject = KubeObject> implements ReflectorSt
   }
 
   private async replaceInSlices(list: readonly T[]): Promise<void> {
-    const slicer = new TimeSlicer();
+    const slicer = new TimeSlicer({ callsPerCheck: 32 });
     const listed = new Set<string>();
     for (const obj of list) {
       listed.add(deletionHandlingKeyFunc(obj));

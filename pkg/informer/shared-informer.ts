@@ -192,7 +192,7 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
 
   private async processLoop(signal: AbortSignal): Promise<void> {
     // Popping a ready key never waits on a timer: a full queue would hold up the event loop without the slices.
-    const slicer = new TimeSlicer();
+    const slicer = new TimeSlicer({ callsPerCheck: 32 });
     while (await this.queue.pop((deltas, isInInitialList) => this.handleDeltas(deltas, isInInitialList), signal)) {
       if (slicer.due()) await slicer.yield();
     }

@@ -9,7 +9,7 @@ export async function* decodeWatchEvents<T extends KubeObject>(
   const reader = body.getReader();
   const decoder = new TextDecoder();
   // A streaming list delivers its whole collection as events, often already buffered.
-  const slicer = new TimeSlicer();
+  const slicer = new TimeSlicer({ callsPerCheck: 32 });
   let buffered = "";
   try {
     for (;;) {
