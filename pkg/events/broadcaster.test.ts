@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import pino from "pino";
 import { FakeClock } from "../clock/fake-clock.ts";
 import { ApiError, TransportError } from "../kube/errors.ts";
 import type { KubeObject } from "../kube/objects.ts";
@@ -259,6 +260,19 @@ describe("EventBroadcaster", () => {
     await clock.advance(10 * maxRetryWaitMs);
     expect(sink.calls).toHaveLength(1);
     expect(metrics.drops.get("write-failed")).toBe(1);
+  });
+
+  test("an Event that is given up on is logged as an error, naming the refusal", async () => {
+    const lines: { level: number; msg: string; err?: { message?: string } }[] = [];
+    const logger = pino({ level: "info" }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const { clock, sink, recorder } = setUp({ logger });
+    sink.failWith = () => new ApiError(403, "Forbidden", 'events.events.k8s.io is forbidden: User "x" cannot create resource "events"', "POST", "/events");
+    recorder.eventf(pod, undefined, "Normal", "Synced", "Sync", "ok");
+    await settle();
+    await clock.advance(10 * maxRetryWaitMs);
+    const gaveUp = lines.find((line) => line.msg === "Unable to write event, giving up");
+    expect(gaveUp?.level).toBe(50);
+    expect(gaveUp?.err?.message).toContain('cannot create resource "events"');
   });
 
   test("a series patch that meets a 404 creates the Event again, with its series", async () => {

@@ -221,8 +221,12 @@ export class EventBroadcaster {
         return true;
       } catch (err) {
         const retry = retryable(err) && attempts < this.maxWriteAttempts && !this.stopWriting.signal.aborted;
-        this.logger.debug({ ...context, attempts, err }, retry ? "Unable to write event, will retry" : "Unable to write event, giving up");
-        if (!retry) return false;
+        // A lost Event is worth an error line (client-go logs it so too); a retry is not.
+        if (!retry) {
+          this.logger.error({ ...context, attempts, err }, "Unable to write event, giving up");
+          return false;
+        }
+        this.logger.debug({ ...context, attempts, err }, "Unable to write event, will retry");
       }
       const delay = this.retryDelayMs * (1 + Math.random() * retryJitter);
       try {
