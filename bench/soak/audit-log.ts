@@ -1,0 +1,153 @@
+// kube-apiserver's audit log as the soak's record of who wrote what, and when, as the API
+// server saw it: the policy logs only the kube-loom replicas' writes (Lease writes with their
+// body, so the holder they claim is visible), and the reader hands over new events as the file grows.
+import { closeSync, existsSync, openSync, readSync, writeFileSync } from "node:fs";
+
+export interface AuditEvent {
+  verb: string;
+  user: string;
+  resource: string;
+  subresource?: string;
+  namespace?: string;
+  name?: string;
+  code: number;
+  /** When the API server received the request, in epoch microseconds. */
+  receivedAtMicros: number;
+  /** When the API server finished it (for writes: after the write was stored). */
+  completedAtMicros: number;
+  /** Lease writes only: spec.holderIdentity of the Lease sent. */
+  holderIdentity?: string;
+}
+
+/**
+ * The policy: Lease writes of `users` at Request level, their other writes (Events aside) at
+ * Metadata, nothing else. `users` may include the workload's own user: its writes are evidence.
+ */
+export function auditPolicyYaml(users: readonly string[]): string {
+  const userList = JSON.stringify(users);
+  return [
+    "apiVersion: audit.k8s.io/v1",
+    "kind: Policy",
+    "omitStages: [RequestReceived, ResponseStarted]",
+    "rules:",
+    "  - level: None",
+    "    verbs: [get, list, watch]",
+    "  - level: Request",
+    `    users: ${userList}`,
+    "    resources: [{ group: coordination.k8s.io, resources: [leases] }, { group: apps, resources: [replicasets] }]",
+    "  - level: RequestResponse",
+    `    users: ${userList}`,
+    "    verbs: [create]",
+    '    resources: [{ group: "", resources: [pods] }]',
+    "  - level: None",
+    '    resources: [{ group: "", resources: [events] }, { group: events.k8s.io, resources: [events] }]',
+    "  - level: Metadata",
+    `    users: ${userList}`,
+    "  - level: None",
+    "",
+  ].join("\n");
+}
+
+/** Writes the policy next to the log and returns the kube-apiserver flags that enable it. */
+export function auditApiserverArgs(policyPath: string, logPath: string, users: readonly string[]): string[] {
+  writeFileSync(policyPath, auditPolicyYaml(users));
+  // Blocking mode (the log backend's default, spelled out): a write is logged before it is answered.
+  return [`--audit-policy-file=${policyPath}`, `--audit-log-path=${logPath}`, "--audit-log-format=json", "--audit-log-mode=blocking"];
+}
+
+interface RawAuditEvent {
+  stage?: string;
+  verb?: string;
+  user?: { username?: string };
+  objectRef?: { resource?: string; subresource?: string; namespace?: string; name?: string };
+  responseStatus?: { code?: number };
+  requestReceivedTimestamp?: string;
+  stageTimestamp?: string;
+  requestObject?: { spec?: { holderIdentity?: string } };
+}
+
+/** Follows the audit log file: each call returns the complete events appended since the last call. */
+export class AuditLogReader {
+  #offset = 0;
+  #partialLine = "";
+  #malformedLines = 0;
+
+  constructor(readonly path: string) {}
+
+  /** Lines that were not audit events (none expected; counted rather than fatal). */
+  get malformedLines(): number {
+    return this.#malformedLines;
+  }
+
+  readNew(): AuditEvent[] {
+    if (!existsSync(this.path)) return [];
+    const fd = openSync(this.path, "r");
+    const chunks: Buffer[] = [];
+    try {
+      const buffer = Buffer.alloc(1 << 20);
+      for (;;) {
+        const read = readSync(fd, buffer, 0, buffer.length, this.#offset);
+        if (read === 0) break;
+        chunks.push(Buffer.from(buffer.subarray(0, read)));
+        this.#offset += read;
+      }
+    } finally {
+      closeSync(fd);
+    }
+    const lines = (this.#partialLine + Buffer.concat(chunks).toString("utf8")).split("\n");
+    this.#partialLine = lines.pop() ?? "";
+    const events: AuditEvent[] = [];
+    for (const line of lines) {
+      if (line.trim() === "") continue;
+      const event = this.#parse(line);
+      if (event) events.push(event);
+    }
+    return events;
+  }
+
+  #parse(line: string): AuditEvent | undefined {
+    let raw: RawAuditEvent;
+    try {
+      raw = JSON.parse(line) as RawAuditEvent;
+    } catch {
+      this.#malformedLines++;
+      return undefined;
+    }
+    if (raw.stage !== "ResponseComplete") return undefined;
+    const receivedAtMicros = parseMicros(raw.requestReceivedTimestamp);
+    const completedAtMicros = parseMicros(raw.stageTimestamp);
+    if (!raw.verb || !raw.user?.username || receivedAtMicros === undefined || completedAtMicros === undefined) {
+      this.#malformedLines++;
+      return undefined;
+    }
+    const ref = raw.objectRef ?? {};
+    return {
+      verb: raw.verb,
+      user: raw.user.username,
+      resource: ref.resource ?? "",
+      ...(ref.subresource ? { subresource: ref.subresource } : {}),
+      ...(ref.namespace ? { namespace: ref.namespace } : {}),
+      ...(ref.name ? { name: ref.name } : {}),
+      code: raw.responseStatus?.code ?? 0,
+      receivedAtMicros,
+      completedAtMicros,
+      ...(raw.requestObject?.spec ? { holderIdentity: raw.requestObject.spec.holderIdentity ?? "" } : {}),
+    };
+  }
+}
+
+/** RFC 3339 with up to nine fractional digits (audit timestamps carry six) as epoch microseconds. */
+export function parseMicros(text: string | undefined): number | undefined {
+  const match = text?.match(/^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d+))?Z$/);
+  if (!match?.[1]) return undefined;
+  const seconds = Date.parse(`${match[1]}Z`);
+  if (Number.isNaN(seconds)) return undefined;
+  const fraction = Number((match[2] ?? "").padEnd(6, "0").slice(0, 6));
+  return seconds * 1000 + fraction;
+}
+
+/** Epoch microseconds as ISO time with microseconds, for evidence lines. */
+export function formatMicros(micros: number): string {
+  const iso = new Date(Math.floor(micros / 1000)).toISOString();
+  return iso.replace(/\.\d{3}Z$/, `.${String(micros % 1_000_000).padStart(6, "0")}Z`);
+}

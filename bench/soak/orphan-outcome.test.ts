@@ -1,0 +1,27 @@
+import { expect, test } from "bun:test";
+import { resources } from "../../pkg/kube/gvr.ts";
+import type { AuditEvent } from "./audit-log.ts";
+import { isOrphanRace } from "./orphan-outcome.ts";
+
+const replicas = ["kube-loom-a", "kube-loom-b"];
+const secret = { gvr: resources.secrets, name: "tree-1-secret", uid: "s", owners: ["root"] };
+
+function write(user: string, verb: string, resource: string, name: string, atMicros: number): AuditEvent {
+  return { verb, user, resource, namespace: "trees", name, code: 200, receivedAtMicros: atMicros, completedAtMicros: atMicros + 1 };
+}
+
+const ownerDeleted = write("admin", "delete", "configmaps", "tree-1", 100);
+const finalizerRemoved = write("kube-loom-b", "patch", "configmaps", "tree-1", 300);
+const collected = write("kube-loom-b", "delete", "secrets", "tree-1-secret", 400);
+
+test("collected after the orphan finalizer came off, never orphaned: the upstream race", () => {
+  expect(isOrphanRace([ownerDeleted, finalizerRemoved, collected], replicas, "tree-1", secret)).toBe(true);
+});
+
+test("orphaned and still deleted, or deleted before the finalizer came off: not the race", () => {
+  const orphaned = write("kube-loom-b", "patch", "secrets", "tree-1-secret", 200);
+  expect(isOrphanRace([ownerDeleted, orphaned, finalizerRemoved, collected], replicas, "tree-1", secret)).toBe(false);
+  const early = write("kube-loom-b", "delete", "secrets", "tree-1-secret", 200);
+  expect(isOrphanRace([ownerDeleted, early, finalizerRemoved], replicas, "tree-1", secret)).toBe(false);
+  expect(isOrphanRace([ownerDeleted, collected], replicas, "tree-1", secret)).toBe(false);
+});

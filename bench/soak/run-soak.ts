@@ -1,0 +1,135 @@
+// The soak from start to end: control plane, two kube-loom replicas, the independent watch and
+// the audit log follower; then the workload and the faults side by side for the set time; then
+// the wait for everything to converge and the final checks. Everything it started is stopped
+// again, whatever happens.
+import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { waitUntil } from "../../test/support/eventually.ts";
+import { type AuditEvent, AuditLogReader } from "./audit-log.ts";
+import { ChaosMonkey } from "./chaos-monkey.ts";
+import { ClusterObserver } from "./cluster-observer.ts";
+import { awaitConvergence, type ConvergenceResult } from "./final-convergence.ts";
+import { LeadershipOverlapCheck } from "./leadership-overlap-check.ts";
+import { OwnerDeletionMonitor } from "./owner-deletion-monitor.ts";
+import { judgeOrphans } from "./orphan-outcome.ts";
+import { PodExcessMonitor, type PodExcessSummary } from "./pod-excess-monitor.ts";
+import { soakNamespaces, startSoakCluster } from "./soak-cluster.ts";
+import type { SoakOptions } from "./soak-options.ts";
+import { SoakReplica } from "./soak-replica.ts";
+import { SeededRandom } from "./seeded-random.ts";
+import { SoakTally } from "./soak-tally.ts";
+import { WorkloadDriver } from "./workload-driver.ts";
+
+export interface SoakResult {
+  options: SoakOptions;
+  tally: SoakTally;
+  podExcess: PodExcessSummary;
+  convergence: ConvergenceResult;
+  /** From the end of the last fault until the workload stopped (the convergence wait starts then). */
+  lastFaultToWorkloadEndMs: number;
+  leadership: { writesChecked: number; acquisitions: number };
+  ownerDeletions: { checked: number; unverifiable: number };
+  relists: { observer: number; replicas: number };
+  /** Changes the observer delivered out of revision order (0 expected). */
+  lateChanges: number;
+  replicaExits: Map<string, number>;
+}
+
+const replicaUsers = ["kube-loom-a", "kube-loom-b"] as const;
+const lease = { namespace: "kube-system", name: "kube-loom" };
+const auditIntervalMs = 2_000;
+const startUpTimeoutMs = 120_000;
+
+export async function runSoak(options: SoakOptions): Promise<SoakResult> {
+  mkdirSync(options.logDir, { recursive: true });
+  console.error(`[soak] seed ${options.seed}, ${Number((options.durationMs / 60_000).toFixed(2))} min, logs in ${options.logDir}`);
+  const tally = new SoakTally();
+  const random = new SeededRandom(options.seed);
+  const cluster = await startSoakCluster({ logDir: options.logDir, watchCache: options.watchCache, auditedUsers: [...replicaUsers, "admin"] });
+  const cleanup: (() => Promise<void>)[] = [
+    async () => {
+      copyFileSync(cluster.controlPlane.apiserverLogPath, join(options.logDir, "apiserver.log"));
+      await cluster.controlPlane.stop();
+    },
+  ];
+  try {
+    const podExcess = new PodExcessMonitor(options.excessWindowMs, tally);
+    const ownerDeletions = new OwnerDeletionMonitor(cluster.admin, tally);
+    const observer = await ClusterObserver.start(cluster.admin, soakNamespaces, (change) => {
+      podExcess.observe(change);
+      ownerDeletions.observe(change);
+    });
+    cleanup.push(() => observer.stop());
+
+    const overlap = new LeadershipOverlapCheck(lease, replicaUsers, tally);
+    const audit = new AuditLogReader(cluster.auditLogPath);
+    /** The trees' audit events: evidence for judging lost orphans. */
+    const treeAudit: AuditEvent[] = [];
+    const readAudit = (final = false) => {
+      const events = audit.readNew();
+      overlap.consume(events, final);
+      treeAudit.push(...events.filter((event) => event.namespace === soakNamespaces.trees));
+    };
+    const ticker = setInterval(() => {
+      readAudit();
+      podExcess.tick(performance.now());
+    }, auditIntervalMs);
+    cleanup.push(async () => clearInterval(ticker));
+
+    const replicas = await Promise.all(replicaUsers.map((user) => SoakReplica.create(cluster.controlPlane, user, cluster.binary, options.logDir, tally)));
+    for (const replica of replicas) {
+      replica.start();
+      cleanup.push(() => replica.shutdown());
+    }
+    await waitUntil(async () => (await Promise.all(replicas.map((r) => r.isLeading()))).some(Boolean), "a kube-loom replica leading", startUpTimeoutMs, 500);
+
+    const driver = new WorkloadDriver(cluster.admin, soakNamespaces, options, random.fork(1), tally, () => observer.livePods());
+    await driver.setUp();
+    const baseline = await awaitConvergence(cluster.admin, soakNamespaces, startUpTimeoutMs);
+    if (baseline.convergedAfterMs === undefined) {
+      throw new Error(`the ReplicaSets did not converge before any fault: ${baseline.problems.map((p) => p.detail).join("; ")}`);
+    }
+
+    const chaos = new ChaosMonkey(cluster.controlPlane, replicas, random.fork(2), tally, options);
+    const workload = new AbortController();
+    cleanup.push(async () => workload.abort());
+    const stop = AbortSignal.any([AbortSignal.timeout(options.durationMs), workload.signal]);
+    await Promise.all([driver.run(stop), chaos.run(stop)]);
+    const lastFaultToWorkloadEndMs = performance.now() - chaos.lastFaultEndedAt;
+    console.error(`[soak ${tally.elapsedSeconds().toFixed(1)}s] workload and faults stopped; waiting for convergence`);
+
+    const convergence = await awaitConvergence(cluster.admin, soakNamespaces, options.convergenceTimeoutMs);
+    for (const problem of convergence.problems) tally.violation(problem.type, problem.detail);
+
+    observer.flushAll();
+    await ownerDeletions.settle();
+    podExcess.tick(performance.now());
+    readAudit(true);
+    await judgeOrphans(cluster.admin, soakNamespaces.trees, driver.trees, treeAudit, replicaUsers, tally);
+
+    return {
+      options,
+      tally,
+      podExcess: podExcess.summary,
+      convergence,
+      lastFaultToWorkloadEndMs,
+      leadership: { writesChecked: overlap.writesChecked, acquisitions: overlap.acquisitions },
+      ownerDeletions: { checked: ownerDeletions.checked, unverifiable: ownerDeletions.unverifiable },
+      relists: { observer: observer.relists, replicas: countLines(replicas.flatMap((r) => r.logPaths), "resourceVersion expired; relisting") },
+      lateChanges: observer.lateChanges,
+      replicaExits: mergeCounts(replicas.map((r) => r.exits)),
+    };
+  } finally {
+    for (const step of cleanup.reverse()) await step().catch((err: unknown) => console.error(`[soak] clean-up: ${err instanceof Error ? err.message : String(err)}`));
+  }
+}
+
+function countLines(paths: readonly string[], text: string): number {
+  return paths.reduce((sum, path) => sum + readFileSync(path, "utf8").split("\n").filter((line) => line.includes(text)).length, 0);
+}
+
+function mergeCounts(maps: readonly Map<string, number>[]): Map<string, number> {
+  const merged = new Map<string, number>();
+  for (const map of maps) for (const [key, count] of map) merged.set(key, (merged.get(key) ?? 0) + count);
+  return merged;
+}

@@ -1,0 +1,137 @@
+// One of the two kube-loom replicas, kept running the way a Deployment keeps its Pods: the
+// compiled binary with every controller and leader election, reaching the API server through
+// its own TCP proxy (so a fault can cut this replica alone) as its own user (so the audit log
+// tells the replicas apart). When the process exits, for whatever reason, it is started again.
+import { join } from "node:path";
+import { logTail } from "../../test/controlplane/daemon-process.ts";
+import type { ControlPlane } from "../../test/controlplane/control-plane.ts";
+import { KubeLoomProcess } from "../../test/support/kube-loom-binary.ts";
+import { TcpProxy } from "../../test/support/tcp-proxy.ts";
+import { leaseTimings } from "./soak-options.ts";
+import type { SoakTally } from "./soak-tally.ts";
+
+/** Why the soak itself ended a process, so its exit is not mistaken for a crash. */
+type ExpectedExit = "kill -9" | "SIGTERM" | "soak end";
+
+/** Like a kubelet restarting a container, without the growing back-off. */
+const restartDelayMs = 1_000;
+
+export class SoakReplica {
+  readonly exits = new Map<string, number>();
+  /** The log file of every process started so far. */
+  readonly logPaths: string[] = [];
+  #process: KubeLoomProcess | undefined;
+  #expectedExit: ExpectedExit | undefined;
+  #frozen = false;
+  #stopping = false;
+  #supervision: Promise<void> = Promise.resolve();
+
+  private constructor(
+    /** Also its audit user name. */
+    readonly user: string,
+    readonly proxy: TcpProxy,
+    private readonly kubeconfig: string,
+    private readonly binary: string,
+    private readonly logDir: string,
+    private readonly tally: SoakTally,
+  ) {}
+
+  static async create(controlPlane: ControlPlane, user: string, binary: string, logDir: string, tally: SoakTally): Promise<SoakReplica> {
+    const url = new URL(controlPlane.server);
+    const proxy = await TcpProxy.start(url.hostname, Number(url.port));
+    const client = await controlPlane.issueClientCertificate({ user, groups: ["system:masters"] });
+    const kubeconfig = controlPlane.writeKubeconfig({ client, server: `https://127.0.0.1:${proxy.port}`, path: join(logDir, `${user}.kubeconfig`) });
+    return new SoakReplica(user, proxy, kubeconfig, binary, logDir, tally);
+  }
+
+  /** Starts the process and keeps restarting it until shutdown(). */
+  start(): void {
+    this.#supervision = this.#supervise();
+  }
+
+  get pid(): number | undefined {
+    return this.#process?.running ? this.#process.pid : undefined;
+  }
+
+  /** True when this replica's /metrics says it leads; false when it does not answer in time. */
+  async isLeading(): Promise<boolean> {
+    const process = this.#process;
+    if (!process?.running || this.#frozen) return false;
+    const metrics = await fetch(`${process.url}/metrics`, { signal: AbortSignal.timeout(2_000) }).then(
+      (response) => response.text(),
+      () => "",
+    );
+    return /^leader_election_master_status\{[^}]*\} 1$/m.test(metrics);
+  }
+
+  /** kill -9 or SIGTERM; resolves once the process has exited (the supervisor then restarts it). */
+  async terminate(signal: "SIGKILL" | "SIGTERM"): Promise<void> {
+    const process = this.#process;
+    if (!process?.running) return;
+    this.#expectedExit = signal === "SIGKILL" ? "kill -9" : "SIGTERM";
+    await process.stop(signal);
+  }
+
+  /** SIGSTOP for `ms`, then SIGCONT: a leader that stalls past its lease and then goes on. */
+  async freeze(ms: number): Promise<void> {
+    const pid = this.pid;
+    if (pid === undefined) return;
+    this.#frozen = true;
+    try {
+      process.kill(pid, "SIGSTOP");
+      await Bun.sleep(ms);
+    } finally {
+      if (this.#process?.running) process.kill(pid, "SIGCONT");
+      this.#frozen = false;
+    }
+  }
+
+  async shutdown(): Promise<void> {
+    this.#stopping = true;
+    this.#expectedExit = "soak end";
+    if (this.#frozen && this.pid !== undefined) process.kill(this.pid, "SIGCONT");
+    await this.#process?.stop("SIGTERM");
+    await this.#supervision;
+    await this.proxy.stop();
+  }
+
+  async #supervise(): Promise<void> {
+    while (!this.#stopping) {
+      const started = await KubeLoomProcess.start({
+        binary: this.binary,
+        kubeconfig: this.kubeconfig,
+        logDir: this.logDir,
+        name: this.user,
+        args: [
+          "--controllers=*",
+          "--leader-elect=true",
+          `--leader-elect-lease-duration=${leaseTimings.leaseDurationMs}ms`,
+          `--leader-elect-renew-deadline=${leaseTimings.renewDeadlineMs}ms`,
+          `--leader-elect-retry-period=${leaseTimings.retryPeriodMs}ms`,
+          "--shutdown-grace-period=5s",
+        ],
+      });
+      this.#process = started;
+      this.logPaths.push(started.logPath);
+      // shutdown() came while this one was starting: it stopped the previous process, not this one.
+      if (this.#stopping) await started.stop("SIGTERM");
+      const code = await started.exited;
+      this.#recordExit(started, code);
+      if (!this.#stopping) await Bun.sleep(restartDelayMs);
+    }
+  }
+
+  #recordExit(exited: KubeLoomProcess, code: number): void {
+    const expected = this.#expectedExit;
+    this.#expectedExit = undefined;
+    let cause: string;
+    if (expected === "kill -9") cause = "killed (-9)";
+    else if (expected !== undefined && code === 0) cause = expected === "SIGTERM" ? "stopped (SIGTERM)" : "stopped at soak end";
+    else if (code === 1 && exited.logs().includes("leaderelection lost")) cause = "lost its lease (exit 1)";
+    else {
+      cause = `exited ${code}`;
+      this.tally.violation("replica-crash", `${this.user} exited with ${code}${expected ? ` after ${expected}` : ""}; last lines of ${exited.logPath}:\n${logTail(exited.logPath, 15)}`);
+    }
+    this.exits.set(cause, (this.exits.get(cause) ?? 0) + 1);
+  }
+}
