@@ -4,6 +4,7 @@
 //   bun bench/informer-sync.ts [sizes, default 10000,50000]
 import { ControlPlane } from "../test/controlplane/control-plane.ts";
 import { createConfigMaps, ensureNamespace, fastClient } from "../test/integration/informer-fixtures.ts";
+import { clientNodeKubeconfig } from "./client-node-kubeconfig.ts";
 import { printTable } from "./print-table.ts";
 
 const sizes = (process.argv[2] ?? "10000,50000").split(",").map(Number);
@@ -50,24 +51,6 @@ async function measure(variant: string, kubeconfig: string, namespace: string, s
   const [code, stdout, stderr] = await Promise.all([worker.exited, new Response(worker.stdout).text(), new Response(worker.stderr).text()]);
   if (code !== 0) throw new Error(`${variant} worker failed (${code}): ${stderr}`);
   return JSON.parse(stdout.trim().split("\n").pop() ?? "") as Measurement;
-}
-
-/** client-node on Bun sends no client certificate, so it gets a cluster-admin ServiceAccount token. */
-async function clientNodeKubeconfig(cp: ControlPlane): Promise<string> {
-  const setup = `
-apiVersion: v1
-kind: ServiceAccount
-metadata: { name: bench, namespace: default }
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRoleBinding
-metadata: { name: bench-admin }
-roleRef: { apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin }
-subjects: [{ kind: ServiceAccount, name: bench, namespace: default }]
-`;
-  await cp.kubectl(["apply", "-f", "-"], { stdin: setup });
-  const token = (await cp.kubectl(["create", "token", "bench", "--duration=2h"])).stdout.trim();
-  return cp.writeKubeconfig({ token });
 }
 
 function printResults(rows: { size: number; results: Measurement[] }[]): void {
