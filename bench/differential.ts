@@ -1,0 +1,115 @@
+// Differential tests against kube-controller-manager v1.33: seeded random cases (owner graphs for
+// the garbage collector; scaling, relabelling, orphaning and adoption for ReplicaSets) applied to
+// two identical control planes, one run by kube-controller-manager and one by kube-loom; after
+// both quiesce their outcomes must be identical. Asserts outcomes, not times. Exits 1 on any
+// disagreement, after printing its seed and a shrunk reproduction (saved for --replay).
+//   bun bench/differential.ts [--cases 100] [--seed S] [--suite gc|rs|all] [--peer kube-loom|kube-controller-manager]
+//                             [--idle-ms 2000] [--shrink-runs 40] [--report-dir DIR] [--keep-dir DIR] [--replay FILE]
+import { readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { parseArgs } from "node:util";
+import { peerNames, type PeerName } from "./differential/controller-process.ts";
+import { type DifferentialOptions, type ReplayCase, runDifferential, type SuiteName, suiteNames, type SuiteReport } from "./differential/run-differential.ts";
+import { printTable } from "./print-table.ts";
+
+const usage =
+  "usage: bun bench/differential.ts [--cases N] [--seed S] [--suite gc|rs|all] [--peer kube-loom|kube-controller-manager] [--idle-ms MS] [--quiescence-timeout-s S] [--shrink-runs N] [--report-dir DIR] [--keep-dir DIR] [--replay FILE]";
+
+let options: DifferentialOptions;
+try {
+  options = parseOptions(process.argv.slice(2));
+} catch (err) {
+  console.error(`${err instanceof Error ? err.message : String(err)}\n${usage}`);
+  process.exit(2);
+}
+
+console.error(`differential: seed ${options.seed}, ${options.replay ? "1 replayed case" : `${options.cases} cases per suite`}, kube-controller-manager vs ${options.peer}`);
+const reports = await runDifferential(options);
+printReports(reports);
+process.exit(reports.some((report) => report.disagreements.length > 0) ? 1 : 0);
+
+function parseOptions(args: string[]): DifferentialOptions {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    options: {
+      cases: { type: "string", default: "100" },
+      seed: { type: "string" },
+      suite: { type: "string", default: "all" },
+      peer: { type: "string", default: "kube-loom" },
+      "idle-ms": { type: "string", default: "2000" },
+      "quiescence-timeout-s": { type: "string", default: "90" },
+      "shrink-runs": { type: "string", default: "40" },
+      "report-dir": { type: "string", default: tmpdir() },
+      "keep-dir": { type: "string" },
+      replay: { type: "string" },
+    },
+  });
+  const suite = values.suite;
+  if (suite !== "all" && !suiteNames.includes(suite as SuiteName)) throw new Error(`--suite must be gc, rs or all, not "${suite}"`);
+  if (!peerNames.includes(values.peer as PeerName)) throw new Error(`--peer must be one of ${peerNames.join(", ")}, not "${values.peer}"`);
+  const replay = values.replay === undefined ? undefined : readReplay(values.replay);
+  return {
+    suites: suite === "all" ? suiteNames : [suite as SuiteName],
+    cases: positiveInteger("--cases", values.cases),
+    seed: replay?.seed ?? (values.seed === undefined ? Math.floor(Math.random() * 1_000_000) : nonNegativeInteger("--seed", values.seed)),
+    peer: values.peer as PeerName,
+    idleMs: positiveInteger("--idle-ms", values["idle-ms"]),
+    quiescenceTimeoutMs: positiveInteger("--quiescence-timeout-s", values["quiescence-timeout-s"]) * 1000,
+    shrinkRuns: nonNegativeInteger("--shrink-runs", values["shrink-runs"]),
+    reportDir: values["report-dir"],
+    ...(values["keep-dir"] === undefined ? {} : { keepDir: values["keep-dir"] }),
+    ...(replay ? { replay } : {}),
+    log: (line) => console.error(line),
+  };
+}
+
+function positiveInteger(flag: string, text: string): number {
+  const value = nonNegativeInteger(flag, text);
+  if (value === 0) throw new Error(`${flag} must be at least 1`);
+  return value;
+}
+
+function nonNegativeInteger(flag: string, text: string): number {
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text))) throw new Error(`${flag} must be a whole number, not "${text}"`);
+  return Number(text);
+}
+
+/** A file written for a disagreement: {"suite", "seed", "case"}; the case itself is trusted to be one this tool wrote. */
+function readReplay(path: string): ReplayCase {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, "utf8"));
+  } catch (err) {
+    throw new Error(`--replay ${path}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const saved = parsed as Partial<ReplayCase> | null;
+  if (!saved || !suiteNames.includes(saved.suite as SuiteName) || typeof saved.seed !== "number" || typeof saved.case !== "object" || !Array.isArray(saved.case?.steps)) {
+    throw new Error(`--replay ${path}: not a saved case (expected {"suite": "gc"|"rs", "seed": N, "case": {...}})`);
+  }
+  return saved as ReplayCase;
+}
+
+function printReports(reports: SuiteReport[]): void {
+  const rows = [["suite", "sides", "seeds", "cases", "agreed", "disagreed (reproduced)", "minutes", "s per case"]];
+  for (const report of reports) {
+    const reproduced = report.disagreements.filter((disagreement) => disagreement.reproduced).length;
+    rows.push([
+      report.title,
+      report.sides.join(" vs "),
+      report.cases === 1 ? String(report.firstSeed) : `${report.firstSeed}…${report.firstSeed + report.cases - 1}`,
+      String(report.cases),
+      String(report.agreed),
+      `${report.disagreements.length} (${reproduced})`,
+      (report.seconds / 60).toFixed(1),
+      (report.seconds / report.cases).toFixed(1),
+    ]);
+  }
+  printTable(rows);
+  for (const report of reports) {
+    for (const disagreement of report.disagreements) {
+      const where = disagreement.minimal ? `, minimal case in ${disagreement.minimal.file}` : disagreement.reproduced ? "" : ", did not reproduce";
+      console.log(`${report.suite} seed ${disagreement.seed}: ${disagreement.diff.length} differing lines${where}`);
+    }
+  }
+}

@@ -1,0 +1,25 @@
+// The differential tests' fixed CI set: three garbage-collector and three ReplicaSet cases (seeds
+// 35-37, which between them use every kind of edge and operation the generators make) applied to
+// kube-controller-manager v1.33 and kube-loom on two control planes; the outcomes must be the
+// same. The full run is `bun bench/differential.ts --cases 100` (see bench/README.md).
+import { expect, test } from "bun:test";
+import { tmpdir } from "node:os";
+import { runDifferential } from "../../bench/differential/run-differential.ts";
+
+test("kube-loom's garbage collector and ReplicaSet controller reach kube-controller-manager's outcomes on the fixed cases", async () => {
+  const reports = await runDifferential({
+    suites: ["gc", "rs"],
+    cases: 3,
+    seed: 35,
+    peer: "kube-loom",
+    idleMs: 2000,
+    quiescenceTimeoutMs: 90_000,
+    shrinkRuns: 10,
+    reportDir: tmpdir(),
+    log: (line) => console.error(line),
+  });
+  expect(reports.map((report) => ({ suite: report.suite, cases: report.cases, disagreements: report.disagreements }))).toEqual([
+    { suite: "gc", cases: 3, disagreements: [] },
+    { suite: "rs", cases: 3, disagreements: [] },
+  ]);
+}, 600_000);
