@@ -18,6 +18,7 @@ import { prometheusReconcileMetrics } from "../controller/reconcile-metrics.ts";
 import type { Options } from "../options/options.ts";
 import { HealthCheckSet } from "../server/health.ts";
 import { createHttpApp, type HttpEndpoints } from "../server/http-app.ts";
+import { startSecureServing } from "../server/secure-serving.ts";
 import { serve, type RunningServer } from "../server/serve.ts";
 import type { ControllerDescriptor } from "./controller-descriptor.ts";
 import { ControllerGroup } from "./controller-group.ts";
@@ -30,7 +31,6 @@ export type { ExitReason } from "./run-controllers.ts";
 
 export class Manager {
   private readonly endpoints: HttpEndpoints;
-  private server: RunningServer | undefined;
   private controllers: ControllerGroup | undefined;
 
   constructor(
@@ -55,11 +55,6 @@ export class Manager {
     });
   }
 
-  /** The HTTP server's address once it is up. */
-  get url(): string | undefined {
-    return this.server?.url;
-  }
-
   /**
    * Runs until `terminate` aborts (graceful stop, resolves "terminated") or the lease is lost
    * (resolves "leadership-lost" at once, with the controllers already aborted: the caller must exit).
@@ -79,7 +74,8 @@ export class Manager {
     const services = new ServiceGroup(logger);
     let reason: ExitReason | undefined;
     try {
-      if (options.serving.port !== 0) await services.start(this.httpService());
+      if (options.serving.secure.port !== 0) await services.start(this.httpsService(client));
+      if (options.serving.insecure.port !== 0) await services.start(this.httpService());
       const serverVersion = await waitForApiServer(client, { timeoutMs: options.apiserverWaitTimeoutMs, logger, signal: terminate });
       logger.info({ version: serverVersion.gitVersion }, "API server is healthy");
       reason = await this.runConnected(client, services, terminate);
@@ -140,15 +136,30 @@ export class Manager {
     return leadership.run(run, terminate);
   }
 
+  /** HTTPS on --secure-port: every path but the always-allowed ones authenticated and authorized through the API server. */
+  private httpsService(client: KubeClient) {
+    let server: RunningServer | undefined;
+    return {
+      name: "https",
+      start: async () => {
+        const endpoints = createHttpApp(this.endpoints).fetch;
+        server = await startSecureServing({ options: this.options.serving, endpoints, client, logger: this.logger });
+      },
+      stop: () => server?.stop(),
+    };
+  }
+
+  /** Plain HTTP on --port, for local development: nobody is asked for credentials. */
   private httpService() {
-    const { bindAddress, port } = this.options.serving;
+    const { address, port } = this.options.serving.insecure;
+    let server: RunningServer | undefined;
     return {
       name: "http",
       start: async () => {
-        this.server = await serve(createHttpApp(this.endpoints).fetch, bindAddress, port);
-        this.logger.info({ url: this.server.url }, "serving /healthz, /livez, /readyz and /metrics");
+        server = await serve(createHttpApp(this.endpoints).fetch, address, port);
+        this.logger.info({ url: server.url }, "serving plain HTTP without authentication");
       },
-      stop: () => this.server?.stop(),
+      stop: () => server?.stop(),
     };
   }
 }

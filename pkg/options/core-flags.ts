@@ -1,12 +1,13 @@
 // The flags kube-loom has whatever controllers it hosts, grouped in --help the way
 // kube-controller-manager groups them. Defaults follow kube-controller-manager's.
 import type { ControllerIdentity } from "./controller-selection.ts";
-import { boolFlag, durationFlag, enumFlag, floatFlag, intFlag, ipFlag, stringFlag, stringListFlag, type FlagDefinition } from "./flag-definition.ts";
+import { boolFlag, durationFlag, enumFlag, floatFlag, intFlag, stringFlag, stringListFlag, type FlagDefinition } from "./flag-definition.ts";
+import { delegatedAuthFlags } from "./delegated-auth-flags.ts";
 import { HOUR, SECOND } from "./go-duration.ts";
+import { servingFlags } from "./serving-flags.ts";
 
 const GENERIC = "Generic";
 const LEADER_ELECTION = "Leader election";
-const SERVING = "Serving";
 const MISC = "Misc";
 const LOGS = "Logs";
 const GLOBAL = "Global";
@@ -110,22 +111,6 @@ export const resourceNamespaceFlag = stringFlag({
   help: "Namespace of the Lease the election is held on.",
 });
 
-export const bindAddressFlag = ipFlag({
-  name: "bind-address",
-  group: SERVING,
-  default: "0.0.0.0",
-  help: "The IP address on which to listen for the --port port. Use 0.0.0.0 or :: for all interfaces.",
-});
-
-export const portFlag = intFlag({
-  name: "port",
-  group: SERVING,
-  default: 10257,
-  min: 0,
-  max: 65535,
-  help: "The port on which to serve plain HTTP /healthz, /livez, /readyz and /metrics. If 0, don't serve at all.",
-});
-
 export const kubeconfigFlag = stringFlag({
   name: "kubeconfig",
   group: MISC,
@@ -208,8 +193,8 @@ export const coreFlags: readonly FlagDefinition[] = [
   resourceLockFlag,
   resourceNameFlag,
   resourceNamespaceFlag,
-  bindAddressFlag,
-  portFlag,
+  ...servingFlags,
+  ...delegatedAuthFlags,
   kubeconfigFlag,
   masterFlag,
   contextFlag,

@@ -2,7 +2,6 @@
 // accessor controllers use to read their own flags.
 import {
   apiserverWaitTimeoutFlag,
-  bindAddressFlag,
   configFileFlag,
   contextFlag,
   kubeApiBurstFlag,
@@ -14,7 +13,6 @@ import {
   logFormatFlag,
   masterFlag,
   minResyncPeriodFlag,
-  portFlag,
   renewDeadlineFlag,
   resourceLockFlag,
   resourceNameFlag,
@@ -25,13 +23,7 @@ import {
 } from "./core-flags.ts";
 import type { FlagValues } from "./flag-values.ts";
 import { validateLeaderElection, type LeaderElectionOptions } from "./leader-election-validation.ts";
-
-export interface ServingOptions {
-  /** IP address for the plain-HTTP /healthz, /livez, /readyz and /metrics server. */
-  bindAddress: string;
-  /** 0 means no server. */
-  port: number;
-}
+import { readServingOptions, type ServingOptions, unlessEmpty } from "./serving-options.ts";
 
 /** How to reach the API server; the first three map onto the kube client's config sources. */
 export interface ConnectionOptions {
@@ -83,7 +75,7 @@ export function readOptions(values: FlagValues, enabledControllers: readonly str
     shutdownGracePeriodMs: values.get(shutdownGracePeriodFlag),
     apiserverWaitTimeoutMs: values.get(apiserverWaitTimeoutFlag),
     leaderElection,
-    serving: { bindAddress: values.get(bindAddressFlag), port: values.get(portFlag) },
+    serving: readServingOptions(values),
     connection: {
       kubeconfig: unlessEmpty(values.get(kubeconfigFlag)),
       master: unlessEmpty(values.get(masterFlag)),
@@ -95,9 +87,4 @@ export function readOptions(values: FlagValues, enabledControllers: readonly str
     logging: { verbosity: values.get(verbosityFlag), format: values.get(logFormatFlag) },
     values,
   };
-}
-
-/** Go leaves unset string flags empty; here "not given" is undefined. */
-function unlessEmpty(text: string): string | undefined {
-  return text === "" ? undefined : text;
 }

@@ -66,7 +66,12 @@ describe("defaults", () => {
       resourceName: "kube-loom",
       resourceNamespace: "kube-system",
     });
-    expect(options.serving).toEqual({ bindAddress: "0.0.0.0", port: 10257 });
+    expect(options.serving).toEqual({
+      secure: { bindAddress: "0.0.0.0", port: 10257, certKeyFiles: undefined, certDir: undefined, cipherSuites: [], minTlsVersion: undefined },
+      insecure: { address: "127.0.0.1", port: 0 },
+      authentication: { kubeconfig: undefined, tokenCacheTtlMs: 10_000, clientCaFile: undefined },
+      authorization: { kubeconfig: undefined, alwaysAllowPaths: ["/healthz", "/readyz", "/livez"], authorizedTtlMs: 10_000, unauthorizedTtlMs: 10_000 },
+    });
     expect(options.connection).toEqual({
       kubeconfig: undefined,
       master: undefined,
@@ -127,7 +132,7 @@ describe("command-line forms", () => {
   test("enum and ip values", () => {
     const options = run(["--log-format=text", "--bind-address", "::"]);
     expect(options.logging.format).toBe("text");
-    expect(options.serving.bindAddress).toBe("::");
+    expect(options.serving.secure.bindAddress).toBe("::");
     expect(usageError(["--log-format=xml"])).toBe('kube-loom: invalid value "xml" for --log-format: expected one of: json, text');
     expect(usageError(["--leader-elect-resource-lock=endpoints"])).toBe(
       'kube-loom: invalid value "endpoints" for --leader-elect-resource-lock: expected one of: leases',
@@ -141,11 +146,11 @@ describe("command-line forms", () => {
     expect(usageError(["--kube-api-qps=fast"])).toBe('kube-loom: invalid value "fast" for --kube-api-qps: expected a number > 0');
     expect(usageError(["--kube-api-burst=-1"])).toBe('kube-loom: invalid value "-1" for --kube-api-burst: expected an integer >= 0');
     expect(usageError(["--port=70000"])).toBe('kube-loom: invalid value "70000" for --port: expected an integer between 0 and 65535');
-    expect(run(["--port=0"]).serving.port).toBe(0);
+    expect(run(["--port=0"]).serving.insecure.port).toBe(0);
   });
 
   test("the last of a repeated flag wins, except lists, which append", () => {
-    expect(run(["--port=1", "--port=2"]).serving.port).toBe(2);
+    expect(run(["--port=1", "--port=2"]).serving.insecure.port).toBe(2);
     expect(run(["--controllers=alpha", "--controllers", "gamma"]).enabledControllers).toEqual(["alpha-controller", "gamma-controller"]);
   });
 
@@ -227,6 +232,35 @@ describe("leader election validation", () => {
   });
 });
 
+describe("secure serving and delegated auth", () => {
+  test("certificate and key files come as a pair", () => {
+    expect(run(["--tls-cert-file=/c.crt", "--tls-private-key-file=/c.key"]).serving.secure.certKeyFiles).toEqual({ certFile: "/c.crt", keyFile: "/c.key" });
+    expect(usageError(["--tls-cert-file=/c.crt"])).toBe(
+      "kube-loom: --tls-cert-file needs its partner: give both --tls-cert-file and --tls-private-key-file, or neither for a self-signed certificate",
+    );
+    expect(usageError(["--tls-private-key-file=/c.key"])).toStartWith("kube-loom: --tls-private-key-file needs its partner");
+  });
+
+  test("cipher suites and TLS versions by Go's names", () => {
+    const secure = run(["--tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,TLS_AES_128_GCM_SHA256", "--tls-min-version=VersionTLS12"]).serving.secure;
+    expect(secure.cipherSuites).toEqual(["TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "TLS_AES_128_GCM_SHA256"]);
+    expect(secure.minTlsVersion).toBe("VersionTLS12");
+    expect(usageError(["--tls-cipher-suites=ECDHE-RSA-AES128-GCM-SHA256"])).toBe(
+      'kube-loom: unknown cipher suite "ECDHE-RSA-AES128-GCM-SHA256" in --tls-cipher-suites (see --help for the names)',
+    );
+    expect(usageError(["--tls-min-version=TLSv1.2"])).toBe(
+      'kube-loom: invalid value "TLSv1.2" for --tls-min-version: expected one of VersionTLS10, VersionTLS11, VersionTLS12, VersionTLS13',
+    );
+  });
+
+  test("always-allowed paths take a * only at the end", () => {
+    expect(run(["--authorization-always-allow-paths=/healthz,/debug/*"]).serving.authorization.alwaysAllowPaths).toEqual(["/healthz", "/debug/*"]);
+    expect(usageError(["--authorization-always-allow-paths=/a*/b"])).toBe(
+      'kube-loom: invalid path "/a*/b" in --authorization-always-allow-paths: only a trailing * is allowed',
+    );
+  });
+});
+
 describe("usage errors", () => {
   test("an unknown flag", () => {
     expect(usageError(["--foo"])).toBe("kube-loom: unknown flag --foo (see --help)");
@@ -245,7 +279,7 @@ describe("usage errors", () => {
   });
 
   test("empty arguments are ignored, as kube-controller-manager does", () => {
-    expect(run(["", "--port=1", ""]).serving.port).toBe(1);
+    expect(run(["", "--port=1", ""]).serving.insecure.port).toBe(1);
   });
 
   test("the program name is configurable", () => {
@@ -262,7 +296,7 @@ describe("--help and --version", () => {
     expect(outcome.code).toBe(0);
     expect(outcome.stderr).toBeUndefined();
     const groups = [...(outcome.stdout ?? "").matchAll(/^(\S.*) flags:$/gm)].map((match) => match[1]);
-    expect(groups).toEqual(["Generic", "Leader election", "Serving", "Misc", "Logs", "Alpha controller", "Beta controller", "Global"]);
+    expect(groups).toEqual(["Generic", "Leader election", "Secure serving", "Insecure serving", "Authentication", "Authorization", "Misc", "Logs", "Alpha controller", "Beta controller", "Global"]);
     expect(outcome.stdout).toContain("\nUsage:\n  kube-loom [flags]\n");
   });
 

@@ -1,5 +1,6 @@
 // Serves a fetch handler (a Hono app) on whichever runtime kube-loom runs on.
 import { createServer } from "node:http";
+import { sendFetchResponse, toFetchRequest } from "./node-http-bridge.ts";
 import { listenFailure } from "./serving-error.ts";
 
 export type FetchHandler = (request: Request) => Response | Promise<Response>;
@@ -49,9 +50,7 @@ async function listen(handler: FetchHandler, hostname: string, port: number): Pr
 
 async function serveWithNodeHttp(handler: FetchHandler, hostname: string, port: number): Promise<RunningServer> {
   const server = createServer(async (req, res) => {
-    const response = await handler(new Request(`http://${req.headers.host ?? hostname}${req.url ?? "/"}`, { method: req.method }));
-    res.writeHead(response.status, Object.fromEntries(response.headers));
-    res.end(Buffer.from(await response.arrayBuffer()));
+    await sendFetchResponse(res, await handler(toFetchRequest(req, "http", hostname)));
   });
   await new Promise<void>((resolve, reject) => server.once("error", reject).listen(port, hostname, resolve));
   const address = server.address();
@@ -63,7 +62,8 @@ async function serveWithNodeHttp(handler: FetchHandler, hostname: string, port: 
   };
 }
 
-function urlOf(hostname: string, port: number): string {
+/** Where a client on this machine reaches a server bound to `hostname`. */
+export function urlOf(hostname: string, port: number, scheme: "http" | "https" = "http"): string {
   const host = hostname === "0.0.0.0" || hostname === "::" ? "127.0.0.1" : hostname;
-  return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  return `${scheme}://${host.includes(":") ? `[${host}]` : host}:${port}`;
 }

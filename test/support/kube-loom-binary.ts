@@ -38,8 +38,10 @@ export interface KubeLoomProcessOptions {
   /** Runs the program through another command instead of `binary` alone, e.g. ["deno", "run", "-A", "main.ts"]. */
   launcher?: string[];
   kubeconfig: string;
-  /** Extra flags; --kubeconfig, --bind-address and --port are set already. */
+  /** Extra flags; --kubeconfig, --port (plain HTTP on loopback) and --secure-port are set already. */
   args?: string[];
+  /** Serve HTTPS on a free loopback port (see `secureUrl`); otherwise HTTPS is off, so no two processes contend for 10257. */
+  https?: boolean;
   /** Folder for the log file. */
   logDir: string;
   name?: string;
@@ -48,22 +50,27 @@ export interface KubeLoomProcessOptions {
 export class KubeLoomProcess {
   private constructor(
     private readonly daemon: DaemonProcess,
+    /** Plain HTTP, no credentials needed. */
     readonly url: string,
+    /** HTTPS when started with `https`. */
+    readonly secureUrl: string | undefined,
     readonly logPath: string,
   ) {}
 
   static async start(options: KubeLoomProcessOptions): Promise<KubeLoomProcess> {
-    const { port } = await freeLoopbackPorts(["port"] as const);
+    const { port, securePort } = await freeLoopbackPorts(["port", "securePort"] as const);
     mkdirSync(options.logDir, { recursive: true });
     const logPath = join(options.logDir, `${options.name ?? "kube-loom"}-${port}.log`);
     const command = [
       ...(options.launcher ?? [options.binary]),
       `--kubeconfig=${options.kubeconfig}`,
-      "--bind-address=127.0.0.1",
       `--port=${port}`,
+      "--bind-address=127.0.0.1",
+      `--secure-port=${options.https ? securePort : 0}`,
       ...(options.args ?? []),
     ];
-    return new KubeLoomProcess(spawnDaemon(command, logPath), `http://127.0.0.1:${port}`, logPath);
+    const secureUrl = options.https ? `https://127.0.0.1:${securePort}` : undefined;
+    return new KubeLoomProcess(spawnDaemon(command, logPath), `http://127.0.0.1:${port}`, secureUrl, logPath);
   }
 
   get pid(): number {

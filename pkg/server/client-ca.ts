@@ -1,0 +1,47 @@
+// --client-ca-file: the authorities whose client certificates authenticate a caller, read at
+// start (an unusable file stops kube-loom) and followed on disk afterwards.
+import { X509Certificate } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { ServingError } from "./serving-error.ts";
+import { type FileWatch, watchFiles } from "./watched-files.ts";
+
+export interface ClientCa {
+  initial: string;
+  watch(onChange: (bundle: string) => void, onError: (err: unknown) => void): FileWatch;
+}
+
+export function loadClientCa(path: string): ClientCa {
+  const name = `--client-ca-file ${path}`;
+  let initial: string;
+  try {
+    initial = readFileSync(path, "utf8");
+  } catch (err) {
+    throw new ServingError(`cannot read ${name}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+  checkBundle(initial, name);
+  return {
+    initial,
+    watch: (onChange, onError) =>
+      watchFiles(
+        [path],
+        [initial],
+        ([bundle = ""]) => {
+          checkBundle(bundle, name);
+          onChange(bundle);
+        },
+        onError,
+      ),
+  };
+}
+
+function checkBundle(bundle: string, name: string): void {
+  const blocks = bundle.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+  if (blocks.length === 0) throw new ServingError(`${name} holds no PEM certificate`);
+  for (const block of blocks) {
+    try {
+      new X509Certificate(block);
+    } catch (err) {
+      throw new ServingError(`${name} holds a certificate that cannot be read: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+  }
+}

@@ -1,0 +1,116 @@
+// HTTPS with what kube-controller-manager's secure port offers: a certificate replaced without a
+// restart, client certificates whose subject reaches the handler, a minimum TLS version and
+// cipher suites. Bun.serve and Deno.serve cannot hand a request's client certificate to the
+// handler nor swap certificates, so this server is node:tls (which both runtimes implement, with
+// setSecureContext and getPeerCertificate) feeding its connections to node:http.
+import { createServer as createHttpServer } from "node:http";
+import { createServer as createTlsServer, type SecureContextOptions, type TLSSocket } from "node:tls";
+import { sendFetchResponse, toFetchRequest } from "./node-http-bridge.ts";
+import { type RunningServer, urlOf } from "./serve.ts";
+import type { ServingKeyPair } from "./serving-certificate.ts";
+import { listenFailure, ServingError } from "./serving-error.ts";
+import { openSslCipherList, type TlsVersionName, tlsVersions } from "./tls-parameters.ts";
+
+/** A client certificate that verified against the client CA: who it names. */
+export interface PeerIdentity {
+  commonName: string;
+  organizations: string[];
+}
+
+export type PeerAwareHandler = (request: Request, peer: PeerIdentity | undefined) => Response | Promise<Response>;
+
+export interface TlsSettings {
+  pair: ServingKeyPair;
+  /** PEM bundle that client certificates are verified against; none = no client certificates asked for. */
+  clientCa: string | undefined;
+  minVersion: TlsVersionName | undefined;
+  /** IANA names; empty = the runtime's defaults. */
+  cipherSuites: readonly string[];
+}
+
+export interface SecureServer extends RunningServer {
+  /** New connections get the new certificate or client CA; open ones keep what they negotiated. */
+  update(pair: ServingKeyPair, clientCa: string | undefined): void;
+}
+
+export async function serveTls(handler: PeerAwareHandler, hostname: string, port: number, settings: TlsSettings): Promise<SecureServer> {
+  refuseWhatTheRuntimeIgnores(settings);
+  const contextOptions = (pair: ServingKeyPair, clientCa: string | undefined) => secureContextOptions({ ...settings, pair, clientCa });
+  const http = createHttpServer(async (req, res) => {
+    let request: Request;
+    try {
+      request = toFetchRequest(req, "https", hostname);
+    } catch {
+      res.writeHead(400).end();
+      return;
+    }
+    const response = await Promise.resolve(handler(request, peerIdentity(req.socket as TLSSocket))).catch(
+      () => new Response("internal server error\n", { status: 500 }),
+    );
+    await sendFetchResponse(res, response);
+  });
+  const connections = new Set<TLSSocket>();
+  const tls = createTlsServer(
+    {
+      ...contextOptions(settings.pair, settings.clientCa),
+      // The certificate is checked here, but a client without one (or with a bad one) may still
+      // authenticate with a bearer token, so the handshake itself never fails over it.
+      requestCert: settings.clientCa !== undefined,
+      rejectUnauthorized: false,
+    },
+    (socket) => {
+      connections.add(socket);
+      socket.once("close", () => connections.delete(socket));
+      http.emit("connection", socket);
+    },
+  );
+  // Failed handshakes (scanners, clients that distrust the certificate) concern only that client.
+  tls.on("tlsClientError", () => undefined);
+  try {
+    await new Promise<void>((resolve, reject) => tls.once("error", reject).listen(port, hostname, resolve));
+  } catch (err) {
+    throw listenFailure(err, hostname, port);
+  }
+  const address = tls.address();
+  const bound = typeof address === "object" && address ? address.port : port;
+  return {
+    url: urlOf(hostname, bound, "https"),
+    port: bound,
+    update: (pair, clientCa) => tls.setSecureContext(contextOptions(pair, clientCa)),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        tls.close(() => resolve());
+        // Keep-alive connections would hold close() open.
+        for (const socket of connections) socket.destroy();
+      }),
+  };
+}
+
+function secureContextOptions(settings: TlsSettings): SecureContextOptions {
+  const ciphers = settings.cipherSuites.length ? openSslCipherList(settings.cipherSuites) : undefined;
+  // Only TLS 1.3 suites named: nothing older can be negotiated.
+  const tls13Only = settings.cipherSuites.length > 0 && ciphers === undefined;
+  const minVersion = tls13Only ? "TLSv1.3" : settings.minVersion && tlsVersions[settings.minVersion];
+  return {
+    cert: settings.pair.certPem,
+    key: settings.pair.keyPem,
+    ...(settings.clientCa === undefined ? {} : { ca: settings.clientCa }),
+    ...(minVersion ? { minVersion } : {}),
+    ...(ciphers ? { ciphers } : {}),
+  };
+}
+
+function refuseWhatTheRuntimeIgnores(settings: TlsSettings): void {
+  if ("Deno" in globalThis && settings.cipherSuites.length > 0) {
+    throw new ServingError("--tls-cipher-suites cannot be honoured on Deno, whose TLS server offers its own suites whatever it is told; leave the flag out or run kube-loom on Bun");
+  }
+}
+
+function peerIdentity(socket: TLSSocket): PeerIdentity | undefined {
+  if (!socket.authorized) return undefined;
+  const subject = socket.getPeerCertificate().subject as unknown as Record<string, string | string[] | undefined> | undefined;
+  const list = (value: string | string[] | undefined) => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
+  // Go reads the last CN when a subject has several; so does this.
+  const commonName = list(subject?.CN).at(-1);
+  return commonName === undefined ? undefined : { commonName, organizations: list(subject?.O) };
+}

@@ -1,0 +1,62 @@
+// Everything behind --secure-port put together: the serving certificate and client CA (followed
+// on disk), the delegated authenticator and authorizer, and the TLS server in front of the
+// endpoints. Operator mistakes (unreadable or mismatched files, a port in use) are ServingErrors.
+import type { KubeClient } from "../kube/client.ts";
+import type { Logger } from "../log/logger.ts";
+import type { ServingOptions } from "../options/serving-options.ts";
+import { loadClientCa } from "./client-ca.ts";
+import { DelegatedAuthenticator } from "./delegated-authentication.ts";
+import { DelegatedAuthorizer } from "./delegated-authorization.ts";
+import { delegatedClient } from "./delegated-client.ts";
+import { guardedHandler } from "./guarded-handler.ts";
+import { serveTls } from "./secure-server.ts";
+import type { FetchHandler, RunningServer } from "./serve.ts";
+import { loadServingCertificate } from "./serving-certificate.ts";
+
+export interface SecureServingSetup {
+  options: ServingOptions;
+  endpoints: FetchHandler;
+  client: KubeClient;
+  logger: Logger;
+}
+
+export async function startSecureServing({ options, endpoints, client, logger }: SecureServingSetup): Promise<RunningServer> {
+  const { secure, authentication, authorization } = options;
+  const certificate = loadServingCertificate(secure);
+  const clientCa = authentication.clientCaFile === undefined ? undefined : loadClientCa(authentication.clientCaFile);
+  const authenticator = new DelegatedAuthenticator(await delegatedClient(authentication.kubeconfig, client), authentication.tokenCacheTtlMs);
+  const authorizer = new DelegatedAuthorizer(await delegatedClient(authorization.kubeconfig, client), authorization);
+
+  let pair = certificate.initial;
+  let caBundle = clientCa?.initial;
+  const server = await serveTls(guardedHandler(endpoints, { authenticator, authorizer, logger }), secure.bindAddress, secure.port, {
+    pair,
+    clientCa: caBundle,
+    minVersion: secure.minTlsVersion,
+    cipherSuites: secure.cipherSuites,
+  });
+  logger.info({ url: server.url, certificate: certificate.origin }, "serving HTTPS");
+
+  const keepPrevious = (what: string) => (err: unknown) =>
+    logger.error({ err }, `the ${what} changed on disk but cannot be used; new connections still get the previous one`);
+  const watches = [
+    certificate.watch((next) => {
+      pair = next;
+      server.update(pair, caBundle);
+      logger.info({ certificate: certificate.origin }, "serving certificate reloaded");
+    }, keepPrevious("serving certificate")),
+    clientCa?.watch((next) => {
+      caBundle = next;
+      server.update(pair, caBundle);
+      logger.info("client CA reloaded");
+    }, keepPrevious("client CA")),
+  ];
+  return {
+    url: server.url,
+    port: server.port,
+    stop: async () => {
+      for (const watch of watches) watch?.stop();
+      await server.stop();
+    },
+  };
+}
