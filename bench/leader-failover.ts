@@ -28,7 +28,7 @@ async function startInstance(system: System, lease: string): Promise<Subprocess>
   const common = [`--kubeconfig=${controlPlane.kubeconfigPath}`, "--leader-elect=true", `--leader-elect-resource-name=${lease}`];
   const command =
     system === "kube-loom"
-      ? [kubeLoomBinary, ...common, "--controllers=replicaset", "--bind-address=127.0.0.1", `--port=${port}`]
+      ? [kubeLoomBinary, ...common, "--controllers=replicaset", `--port=${port}`, "--secure-port=0"]
       : [binaries.kubeControllerManager, ...common, "--controllers=ttl-controller", "--secure-port=0"];
   return Bun.spawn(command, { stdout: "ignore", stderr: "ignore" });
 }

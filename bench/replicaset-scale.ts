@@ -60,7 +60,7 @@ const peers: Peer[] = [
   },
   {
     name: "kube-loom",
-    command: (kubeconfig, limits) => [kubeLoomBinary, `--kubeconfig=${kubeconfig}`, "--controllers=replicaset", "--leader-elect=false", "--port=0", ...limits],
+    command: (kubeconfig, limits) => [kubeLoomBinary, `--kubeconfig=${kubeconfig}`, "--controllers=replicaset", "--leader-elect=false", "--secure-port=0", ...limits],
   },
 ];
 

@@ -70,7 +70,7 @@ describe("kube-loom single executable", () => {
   });
 
   test("a missing kubeconfig exits non-zero naming the path", async () => {
-    const { code, stderr } = await runBinary(["--kubeconfig=/nonexistent/kubeconfig", "--port=0"]);
+    const { code, stderr } = await runBinary(["--kubeconfig=/nonexistent/kubeconfig", "--port=0", "--secure-port=0"]);
     expect(code).not.toBe(0);
     expect(stderr).toContain("/nonexistent/kubeconfig");
     expect(stderr).not.toContain("    at ");
@@ -87,7 +87,7 @@ describe("kube-loom single executable", () => {
   test("a port already in use is one line naming the address, exit 1", async () => {
     const holder = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("taken") });
     try {
-      const result = await runBinary([`--kubeconfig=${controlPlane.kubeconfigPath}`, "--bind-address=127.0.0.1", `--port=${holder.port}`, "--log-format=text"]);
+      const result = await runBinary([`--kubeconfig=${controlPlane.kubeconfigPath}`, `--port=${holder.port}`, "--secure-port=0", "--log-format=text"]);
       expectOneLineFailure(result, `kube-loom: cannot serve on 127.0.0.1:${holder.port}: the address is already in use`);
     } finally {
       await holder.stop(true);
@@ -107,7 +107,7 @@ describe("kube-loom single executable", () => {
         "current-context": "x",
       }),
     );
-    const result = await runBinary([`--kubeconfig=${kubeconfig}`, "--port=0"]);
+    const result = await runBinary([`--kubeconfig=${kubeconfig}`, "--port=0", "--secure-port=0"]);
     expectOneLineFailure(result, 'kube-loom: cannot read client-certificate of user "u"');
     expect(result.stderr).toContain("/nonexistent/client.crt");
   });
@@ -115,7 +115,7 @@ describe("kube-loom single executable", () => {
   test("a kubeconfig without a current context works with --master, as client-go's does", async () => {
     const kubeconfig = join(controlPlane.dir, "empty.kubeconfig");
     writeFileSync(kubeconfig, stringifyYaml({ apiVersion: "v1", kind: "Config", clusters: [], contexts: [], users: [] }));
-    const result = await runBinary([`--kubeconfig=${kubeconfig}`, "--master=https://127.0.0.1:1", "--apiserver-wait-timeout=1s", "--port=0"]);
+    const result = await runBinary([`--kubeconfig=${kubeconfig}`, "--master=https://127.0.0.1:1", "--apiserver-wait-timeout=1s", "--port=0", "--secure-port=0"]);
     // It got as far as the server the URL names, with no "context undefined" on the way.
     expectOneLineFailure(result, "API server https://127.0.0.1:1 not healthy after 1s");
     expect(result.stderr).not.toContain("undefined");
@@ -127,7 +127,7 @@ describe("kube-loom single executable", () => {
       `--kubeconfig=${controlPlane.kubeconfigPath}`,
       "--master=https://127.0.0.1:1",
       "--apiserver-wait-timeout=3s",
-      "--port=0",
+      "--port=0", "--secure-port=0",
     ]);
     expect(code).toBe(1);
     expect(stderr).toContain("API server https://127.0.0.1:1 not healthy after 3s");
