@@ -23,13 +23,19 @@ export async function measureCreateToReady(client: KubeClient, namespace: string
   const createdAt = new Map<string, number>();
   const readyAt = new Map<string, number>();
   const names = Array.from({ length: count }, (_, i) => `${prefix}-${i}`);
-  const events = await resource.watch({ resourceVersion: metadata?.resourceVersion ?? "", allowWatchBookmarks: false }, stop.signal);
+  let resourceVersion = metadata?.resourceVersion ?? "";
+  const watch = () => resource.watch({ resourceVersion, allowWatchBookmarks: false }, stop.signal);
+  const first = await watch();
   const allReady = (async () => {
-    for await (const event of events) {
-      if (event.type === "ERROR") throw new Error(`watch failed: ${event.object.message}`);
-      const name = event.object.metadata?.name ?? "";
-      if (createdAt.has(name) && !readyAt.has(name) && isReady(event.object)) readyAt.set(name, Date.now());
-      if (readyAt.size === count) return;
+    // The API server ends watches of a custom resource whenever its CRD changes: watch on from where it ended.
+    for (let events = first; !stop.signal.aborted; events = await watch()) {
+      for await (const event of events) {
+        if (event.type === "ERROR") throw new Error(`watch failed: ${event.object.message}`);
+        resourceVersion = event.object.metadata?.resourceVersion ?? resourceVersion;
+        const name = event.object.metadata?.name ?? "";
+        if (createdAt.has(name) && !readyAt.has(name) && isReady(event.object)) readyAt.set(name, Date.now());
+        if (readyAt.size === count) return;
+      }
     }
   })();
   const started = Date.now();
