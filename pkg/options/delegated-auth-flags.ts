@@ -1,7 +1,7 @@
 // Who may read what over HTTPS, decided by the API server as kube-controller-manager has it
 // decided: TokenReview for bearer tokens, client certificates against --client-ca-file, and
 // SubjectAccessReview for every path not always allowed. Names and defaults are its own.
-import { durationFlag, stringFlag, stringListFlag, type FlagDefinition } from "./flag-definition.ts";
+import { boolFlag, durationFlag, stringFlag, stringListFlag, type FlagDefinition } from "./flag-definition.ts";
 import { SECOND } from "./go-duration.ts";
 
 const AUTHENTICATION = "Authentication";
@@ -27,6 +27,13 @@ export const clientCaFileFlag = stringFlag({
   group: AUTHENTICATION,
   default: "",
   help: "PEM bundle of certificate authorities: a client certificate one of them signed authenticates as its Common Name, in the groups named by its Organizations. Read again whenever it changes.",
+});
+
+export const skipLookupFlag = boolFlag({
+  name: "authentication-skip-lookup",
+  group: AUTHENTICATION,
+  default: false,
+  help: "Without --client-ca-file, client certificates are checked against the client CA the API server publishes in ConfigMap kube-system/extension-apiserver-authentication (which needs read access to it); this turns that off.",
 });
 
 export const authorizationKubeconfigFlag = stringFlag({
@@ -63,6 +70,7 @@ export const delegatedAuthFlags: readonly FlagDefinition[] = [
   authenticationKubeconfigFlag,
   tokenCacheTtlFlag,
   clientCaFileFlag,
+  skipLookupFlag,
   authorizationKubeconfigFlag,
   alwaysAllowPathsFlag,
   authorizedTtlFlag,

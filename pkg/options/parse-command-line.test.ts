@@ -69,7 +69,7 @@ describe("defaults", () => {
     expect(options.serving).toEqual({
       secure: { bindAddress: "0.0.0.0", port: 10257, certKeyFiles: undefined, certDir: undefined, cipherSuites: [], minTlsVersion: undefined },
       insecure: { address: "127.0.0.1", port: 0 },
-      authentication: { kubeconfig: undefined, tokenCacheTtlMs: 10_000, clientCaFile: undefined },
+      authentication: { kubeconfig: undefined, tokenCacheTtlMs: 10_000, clientCaFile: undefined, skipLookup: false },
       authorization: { kubeconfig: undefined, alwaysAllowPaths: ["/healthz", "/readyz", "/livez"], authorizedTtlMs: 10_000, unauthorizedTtlMs: 10_000 },
     });
     expect(options.connection).toEqual({

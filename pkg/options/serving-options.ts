@@ -8,6 +8,7 @@ import {
   authorizationKubeconfigFlag,
   authorizedTtlFlag,
   clientCaFileFlag,
+  skipLookupFlag,
   tokenCacheTtlFlag,
   unauthorizedTtlFlag,
 } from "./delegated-auth-flags.ts";
@@ -49,6 +50,8 @@ export interface DelegatedAuthenticationOptions {
   kubeconfig: string | undefined;
   tokenCacheTtlMs: number;
   clientCaFile: string | undefined;
+  /** Without clientCaFile: do not use the client CA the API server publishes. */
+  skipLookup: boolean;
 }
 
 export interface DelegatedAuthorizationOptions {
@@ -74,6 +77,7 @@ export function readServingOptions(values: FlagValues): ServingOptions {
       kubeconfig: unlessEmpty(values.get(authenticationKubeconfigFlag)),
       tokenCacheTtlMs: values.get(tokenCacheTtlFlag),
       clientCaFile: unlessEmpty(values.get(clientCaFileFlag)),
+      skipLookup: values.get(skipLookupFlag),
     },
     authorization: {
       kubeconfig: unlessEmpty(values.get(authorizationKubeconfigFlag)),

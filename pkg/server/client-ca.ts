@@ -34,7 +34,8 @@ export function loadClientCa(path: string): ClientCa {
   };
 }
 
-function checkBundle(bundle: string, name: string): void {
+/** Throws a ServingError naming `name` unless the bundle holds at least one readable PEM certificate. */
+export function checkBundle(bundle: string, name: string): void {
   const blocks = bundle.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
   if (blocks.length === 0) throw new ServingError(`${name} holds no PEM certificate`);
   for (const block of blocks) {

@@ -32,6 +32,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 async function withServer(settings: Partial<TlsSettings>, run: (server: SecureServer) => Promise<void>): Promise<void> {
   const server = await serveTls((_request, peer) => Response.json(peer ?? null), "127.0.0.1", 0, {
     pair: first,
+    clientCertificates: settings.clientCa !== undefined,
     clientCa: undefined,
     minVersion: undefined,
     cipherSuites: [],
@@ -59,7 +60,8 @@ function handshake(port: number, options: ConnectionOptions = {}): Promise<{ cn:
 
 function identitySeen(server: SecureServer, client?: IssuedCertificate): Promise<unknown> {
   const tls = { rejectUnauthorized: false, ...(client ? { cert: client.certPem, key: client.keyPem } : {}) };
-  return fetch(`${server.url}/`, { tls } as RequestInit).then((response) => response.json());
+  // A fresh connection each time: what a connection negotiated stays with it.
+  return fetch(`${server.url}/`, { tls, keepalive: false, headers: { Connection: "close" } } as RequestInit).then((response) => response.json());
 }
 
 describe("HTTPS server", () => {
@@ -74,6 +76,14 @@ describe("HTTPS server", () => {
   test("without a client CA, certificates are not asked for", async () => {
     await withServer({}, async (server) => {
       expect(await identitySeen(server, alice)).toBeNull();
+    });
+  });
+
+  test("a client CA that arrives later (published by the API server) is used from then on", async () => {
+    await withServer({ clientCertificates: true }, async (server) => {
+      expect(await identitySeen(server, alice)).toBeNull();
+      server.update(first, clientCa.certPem);
+      expect(await identitySeen(server, alice)).toEqual({ commonName: "alice", organizations: ["devs", "ops"] });
     });
   });
 
@@ -108,7 +118,7 @@ describe("HTTPS server", () => {
 
   test("a port in use is a ServingError naming the address", async () => {
     await withServer({}, async (server) => {
-      const second = serveTls(() => new Response(), "127.0.0.1", server.port, { pair: first, clientCa: undefined, minVersion: undefined, cipherSuites: [] });
+      const second = serveTls(() => new Response(), "127.0.0.1", server.port, { pair: first, clientCertificates: false, clientCa: undefined, minVersion: undefined, cipherSuites: [] });
       await expect(second).rejects.toBeInstanceOf(ServingError);
       await expect(second).rejects.toThrow(`cannot serve on 127.0.0.1:${server.port}: the address is already in use`);
     });

@@ -21,7 +21,9 @@ export type PeerAwareHandler = (request: Request, peer: PeerIdentity | undefined
 
 export interface TlsSettings {
   pair: ServingKeyPair;
-  /** PEM bundle that client certificates are verified against; none = no client certificates asked for. */
+  /** Whether clients are asked for a certificate at all; fixed for the server's life. */
+  clientCertificates: boolean;
+  /** PEM bundle that client certificates are verified against; none (yet) = every certificate ignored. */
   clientCa: string | undefined;
   minVersion: TlsVersionName | undefined;
   /** IANA names; empty = the runtime's defaults. */
@@ -55,7 +57,7 @@ export async function serveTls(handler: PeerAwareHandler, hostname: string, port
       ...contextOptions(settings.pair, settings.clientCa),
       // The certificate is checked here, but a client without one (or with a bad one) may still
       // authenticate with a bearer token, so the handshake itself never fails over it.
-      requestCert: settings.clientCa !== undefined,
+      requestCert: settings.clientCertificates,
       rejectUnauthorized: false,
     },
     (socket) => {

@@ -5,6 +5,7 @@ import type { KubeClient } from "../kube/client.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ServingOptions } from "../options/serving-options.ts";
 import { loadClientCa } from "./client-ca.ts";
+import { followClusterClientCa } from "./cluster-client-ca.ts";
 import { DelegatedAuthenticator } from "./delegated-authentication.ts";
 import { DelegatedAuthorizer } from "./delegated-authorization.ts";
 import { delegatedClient } from "./delegated-client.ts";
@@ -24,13 +25,16 @@ export async function startSecureServing({ options, endpoints, client, logger }:
   const { secure, authentication, authorization } = options;
   const certificate = loadServingCertificate(secure);
   const clientCa = authentication.clientCaFile === undefined ? undefined : loadClientCa(authentication.clientCaFile);
-  const authenticator = new DelegatedAuthenticator(await delegatedClient(authentication.kubeconfig, client), authentication.tokenCacheTtlMs);
+  const lookUpClientCa = clientCa === undefined && !authentication.skipLookup;
+  const authenticationClient = await delegatedClient(authentication.kubeconfig, client);
+  const authenticator = new DelegatedAuthenticator(authenticationClient, authentication.tokenCacheTtlMs);
   const authorizer = new DelegatedAuthorizer(await delegatedClient(authorization.kubeconfig, client), authorization);
 
   let pair = certificate.initial;
   let caBundle = clientCa?.initial;
   const server = await serveTls(guardedHandler(endpoints, { authenticator, authorizer, logger }), secure.bindAddress, secure.port, {
     pair,
+    clientCertificates: clientCa !== undefined || lookUpClientCa,
     clientCa: caBundle,
     minVersion: secure.minTlsVersion,
     cipherSuites: secure.cipherSuites,
@@ -39,17 +43,23 @@ export async function startSecureServing({ options, endpoints, client, logger }:
 
   const keepPrevious = (what: string) => (err: unknown) =>
     logger.error({ err }, `the ${what} changed on disk but cannot be used; new connections still get the previous one`);
+  const useClientCa = (next: string | undefined) => {
+    caBundle = next;
+    server.update(pair, caBundle);
+    logger.info({ clientCa: next === undefined ? "none" : "set" }, "client CA changed");
+  };
   const watches = [
     certificate.watch((next) => {
       pair = next;
       server.update(pair, caBundle);
       logger.info({ certificate: certificate.origin }, "serving certificate reloaded");
     }, keepPrevious("serving certificate")),
-    clientCa?.watch((next) => {
-      caBundle = next;
-      server.update(pair, caBundle);
-      logger.info("client CA reloaded");
-    }, keepPrevious("client CA")),
+    clientCa?.watch(useClientCa, keepPrevious("client CA")),
+    lookUpClientCa
+      ? followClusterClientCa(authenticationClient, useClientCa, (err) =>
+          logger.warn({ err }, "cannot read the client CA the API server publishes; client certificates are checked against the last one read, if any"),
+        )
+      : undefined,
   ];
   return {
     url: server.url,
