@@ -11,7 +11,7 @@ import type { Outcome } from "./answer-cache.ts";
 export const REVIEW_TIMEOUT_MS = 5_000;
 
 /** How long a failed review is remembered, so requests during an outage fail fast. */
-export const FAILED_REVIEW_TTL_MS = 1_000;
+const FAILED_REVIEW_TTL_MS = 1_000;
 
 /** The cache lifetime of a review's outcome: `answered(value)` for an answer, FAILED_REVIEW_TTL_MS for a failure. */
 export function reviewTtl<T>(answered: (value: T) => number): (outcome: Outcome<T>) => number {

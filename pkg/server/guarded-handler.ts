@@ -9,7 +9,7 @@
 import type { Logger } from "../log/logger.ts";
 import { statusResponse } from "./api-status.ts";
 import type { DelegatedAuthenticator } from "./delegated-authentication.ts";
-import type { DelegatedAuthorizer } from "./delegated-authorization.ts";
+import type { AuthorizationDecision, DelegatedAuthorizer } from "./delegated-authorization.ts";
 import type { PeerAwareHandler } from "./secure-server.ts";
 import type { FetchHandler } from "./serve.ts";
 
@@ -31,7 +31,7 @@ export function guardedHandler(serveEndpoints: FetchHandler, { authenticator, au
     }
     const { user } = authentication;
     const verb = request.method.toLowerCase();
-    let decision;
+    let decision: AuthorizationDecision;
     try {
       decision = await authorizer.authorize(user, path, verb);
     } catch (err) {

@@ -110,6 +110,7 @@ function refuseWhatTheRuntimeIgnores(settings: TlsSettings): void {
 
 function peerIdentity(socket: TLSSocket): PeerIdentity | undefined {
   if (!socket.authorized) return undefined;
+  // Typed as single strings, but a subject with two O (or CN) entries comes as an array.
   const subject = socket.getPeerCertificate().subject as unknown as Record<string, string | string[] | undefined> | undefined;
   const list = (value: string | string[] | undefined) => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
   // Go reads the last CN when a subject has several; so does this.

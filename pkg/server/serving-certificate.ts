@@ -98,7 +98,7 @@ function readPem(path: string, name: string): string {
 }
 
 /** Throws a ServingError naming the file at fault when the certificate or key is unusable or they do not belong together. */
-export function checkKeyPair(pair: ServingKeyPair, certName: string, keyName: string): void {
+function checkKeyPair(pair: ServingKeyPair, certName: string, keyName: string): void {
   if (!pair.certPem.includes("-----BEGIN CERTIFICATE-----")) throw new ServingError(`${certName} holds no PEM certificate`);
   if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(pair.keyPem)) throw new ServingError(`${keyName} holds no PEM private key`);
   let certificate: X509Certificate;

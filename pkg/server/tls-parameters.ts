@@ -9,7 +9,6 @@ export const tlsVersions = {
 } as const;
 
 export type TlsVersionName = keyof typeof tlsVersions;
-export type RuntimeTlsVersion = (typeof tlsVersions)[TlsVersionName];
 
 export function isTlsVersionName(name: string): name is TlsVersionName {
   return Object.hasOwn(tlsVersions, name);

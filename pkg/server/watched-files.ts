@@ -3,7 +3,7 @@
 // file itself miss; reading a few kilobytes now and then catches every way of replacing them.
 import { readFileSync } from "node:fs";
 
-export const FILE_POLL_INTERVAL_MS = 5_000;
+const FILE_POLL_INTERVAL_MS = 5_000;
 
 export interface FileWatch {
   stop(): void;

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { connect } from "node:tls";
 import { ControlPlane } from "../controlplane/control-plane.ts";
 import { type DaemonProcess, logTail, spawnDaemon, stopDaemon } from "../controlplane/daemon-process.ts";
 import { freeLoopbackPorts } from "../controlplane/free-ports.ts";
@@ -77,9 +78,9 @@ async function get(path: string, credentials: { token?: string; client?: IssuedC
   return { status: response.status, body: await response.text(), type: response.headers.get("content-type") };
 }
 
-describe("start-up failures", () => {
-  const pairFor = (host: string) => generateSelfSignedCertificate({ host, alternateIps: ["127.0.0.1"], alternateDnsNames: [] });
+const pairFor = (host: string) => generateSelfSignedCertificate({ host, alternateIps: ["127.0.0.1"], alternateDnsNames: [] });
 
+describe("start-up failures", () => {
   async function runToExit(args: string[]): Promise<{ code: number; stderr: string }> {
     const child = Bun.spawn([binary, `--kubeconfig=${controlPlane.kubeconfigPath}`, "--port=0", "--leader-elect=false", ...args], { stdout: "pipe", stderr: "pipe" });
     const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
@@ -116,6 +117,49 @@ describe("start-up failures", () => {
       await holder.stop(true);
     }
   });
+});
+
+describe("--tls-cert-file and --tls-private-key-file", () => {
+  /** The CN of the certificate a new connection is served. */
+  function servedCommonName(url: string): Promise<string> {
+    const { hostname, port } = new URL(url);
+    return new Promise((resolve, reject) => {
+      const socket = connect({ host: hostname, port: Number(port), rejectUnauthorized: false }, () => {
+        const cn = socket.getPeerCertificate().subject?.CN;
+        resolve(String(cn));
+        socket.end();
+      });
+      socket.once("error", reject);
+    });
+  }
+
+  test("are served, and re-read when they change on disk", async () => {
+    const dir = join(controlPlane.dir, "rotating-certificate");
+    mkdirSync(dir, { recursive: true });
+    const certFile = join(dir, "tls.crt");
+    const keyFile = join(dir, "tls.key");
+    const [before, after] = [pairFor("before"), pairFor("after")];
+    writeFileSync(certFile, before.certPem);
+    writeFileSync(keyFile, before.keyPem);
+    const rotating = await KubeLoomProcess.start({
+      binary,
+      kubeconfig: controlPlane.kubeconfigPath,
+      logDir: controlPlane.dir,
+      name: "rotating",
+      https: true,
+      args: ["--leader-elect=false", "--controllers=replicaset", `--tls-cert-file=${certFile}`, `--tls-private-key-file=${keyFile}`],
+    });
+    try {
+      await rotating.waitFor("/healthz");
+      const url = rotating.secureUrl ?? "";
+      expect(await servedCommonName(url)).toStartWith("before@");
+      writeFileSync(keyFile, after.keyPem);
+      writeFileSync(certFile, after.certPem);
+      await waitUntil(async () => (await servedCommonName(url)).startsWith("after@"), "the new certificate served", 30_000);
+    } finally {
+      await rotating.stop();
+    }
+  }, 120_000);
 });
 
 describe("HTTPS with delegated authentication and authorization", () => {
