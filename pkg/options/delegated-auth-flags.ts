@@ -47,7 +47,7 @@ export const alwaysAllowPathsFlag = stringListFlag({
   name: "authorization-always-allow-paths",
   group: AUTHORIZATION,
   default: ["/healthz", "/readyz", "/livez"],
-  help: "Paths anyone may GET without credentials, answered without asking the API server. A trailing * matches every path with that prefix.",
+  help: "Paths served to anyone, without credentials and without asking the API server (the probes). A trailing * matches every path with that prefix.",
 });
 
 export const authorizedTtlFlag = durationFlag({
