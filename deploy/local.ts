@@ -10,7 +10,10 @@ import { join, resolve } from "node:path";
 import { FAKE_NODE_NAME, KUBE_CONTROLLER_MANAGER_CONTROLLERS, LocalCluster } from "../test/controlplane/local-cluster.ts";
 
 const repoRoot = resolve(import.meta.dir, "..");
-const port = 10257;
+/** HTTPS with delegated authentication, as in a cluster. */
+const securePort = 10257;
+/** Plain HTTP without authentication, on loopback only: for a person at this machine. */
+const plainPort = 10251;
 
 const build = Bun.spawnSync(["./node_modules/.bin/bun", "run", "build"], { cwd: repoRoot, stdout: "inherit", stderr: "inherit" });
 if (build.exitCode !== 0) process.exit(build.exitCode ?? 1);
@@ -29,7 +32,16 @@ for (const file of readdirSync(join(repoRoot, "config", "crd")).filter((f) => f.
 }
 
 const kubeLoom = Bun.spawn(
-  [join(repoRoot, "dist", "kube-loom"), `--kubeconfig=${controlPlane.kubeconfigPath}`, "--bind-address=127.0.0.1", `--port=${port}`, "--log-format=text", ...process.argv.slice(2)],
+  [
+    join(repoRoot, "dist", "kube-loom"),
+    `--kubeconfig=${controlPlane.kubeconfigPath}`,
+    "--bind-address=127.0.0.1",
+    `--secure-port=${securePort}`,
+    "--address=127.0.0.1",
+    `--port=${plainPort}`,
+    "--log-format=text",
+    ...process.argv.slice(2),
+  ],
   { stdout: "inherit", stderr: "inherit" },
 );
 console.log(
@@ -38,7 +50,8 @@ console.log(
     `kube-loom is running against a local cluster (up in ${((performance.now() - startedAt) / 1000).toFixed(0)} s): etcd, kube-apiserver,`,
     `kube-controller-manager --controllers=${KUBE_CONTROLLER_MANAGER_CONTROLLERS}, kube-scheduler,`,
     `and kwok playing the node ${FAKE_NODE_NAME} (its Pods turn Running and Ready; no containers run).`,
-    `  health:     http://127.0.0.1:${port}/healthz  (also /livez, /readyz, /metrics)`,
+    `  health:     https://127.0.0.1:${securePort}/healthz  (self-signed: curl -k; also /livez, /readyz)`,
+    `  metrics:    http://127.0.0.1:${plainPort}/metrics  (plain HTTP on loopback, no credentials; over HTTPS they need a token)`,
     `  kubectl:    export KUBECONFIG=${controlPlane.kubeconfigPath}`,
     `  try:        kubectl apply -f deploy/examples/ && kubectl get pods,replicasets,deployments -o wide`,
     `              kubectl set image deployment/web pause=registry.k8s.io/pause:3.9 && kubectl rollout status deployment/web`,
