@@ -13,8 +13,9 @@ import type { SoakTally } from "./soak-tally.ts";
 /** Why the soak itself ended a process, so its exit is not mistaken for a crash. */
 type ExpectedExit = "kill -9" | "SIGTERM" | "soak end";
 
-/** Like a kubelet restarting a container, without the growing back-off. */
+/** Like a kubelet restarting a container: at once after an exit the soak caused or a lost lease, backing off while it crashes. */
 const restartDelayMs = 1_000;
+const maxCrashDelayMs = 30_000;
 
 export class SoakReplica {
   readonly exits = new Map<string, number>();
@@ -23,6 +24,7 @@ export class SoakReplica {
   #process: KubeLoomProcess | undefined;
   #expectedExit: ExpectedExit | undefined;
   #frozen = false;
+  #crashesInARow = 0;
   #stopping = false;
   #supervision: Promise<void> = Promise.resolve();
 
@@ -116,22 +118,29 @@ export class SoakReplica {
       // shutdown() came while this one was starting: it stopped the previous process, not this one.
       if (this.#stopping) await started.stop("SIGTERM");
       const code = await started.exited;
-      this.#recordExit(started, code);
-      if (!this.#stopping) await Bun.sleep(restartDelayMs);
+      const crashed = this.#recordExit(started, code);
+      this.#crashesInARow = crashed ? this.#crashesInARow + 1 : 0;
+      if (!this.#stopping) await Bun.sleep(Math.min(maxCrashDelayMs, restartDelayMs * 2 ** this.#crashesInARow));
     }
   }
 
-  #recordExit(exited: KubeLoomProcess, code: number): void {
+  /** Counts the exit by cause; true when it was a crash (reported as a violation). */
+  #recordExit(exited: KubeLoomProcess, code: number): boolean {
     const expected = this.#expectedExit;
     this.#expectedExit = undefined;
-    let cause: string;
-    if (expected === "kill -9") cause = "killed (-9)";
-    else if (expected !== undefined && code === 0) cause = expected === "SIGTERM" ? "stopped (SIGTERM)" : "stopped at soak end";
-    else if (code === 1 && exited.logs().includes("leaderelection lost")) cause = "lost its lease (exit 1)";
-    else {
-      cause = `exited ${code}`;
-      this.tally.violation("replica-crash", `${this.user} exited with ${code}${expected ? ` after ${expected}` : ""}; last lines of ${exited.logPath}:\n${logTail(exited.logPath, 15)}`);
-    }
-    this.exits.set(cause, (this.exits.get(cause) ?? 0) + 1);
+    const cause = explainedExit(expected, code, () => exited.logs());
+    const label = cause ?? `exited ${code}`;
+    this.exits.set(label, (this.exits.get(label) ?? 0) + 1);
+    if (cause !== undefined) return false;
+    this.tally.violation("replica-crash", `${this.user} exited with ${code}${expected ? ` after ${expected}` : ""}; last lines of ${exited.logPath}:\n${logTail(exited.logPath, 15)}`);
+    return true;
   }
+}
+
+/** Why a process ended, when the soak or a lost lease explains it; undefined for a crash. */
+function explainedExit(expected: ExpectedExit | undefined, code: number, logs: () => string): string | undefined {
+  if (expected === "kill -9") return "killed (-9)";
+  if (expected !== undefined && code === 0) return expected === "SIGTERM" ? "stopped (SIGTERM)" : "stopped at soak end";
+  if (code === 1 && logs().includes("leaderelection lost")) return "lost its lease (exit 1)";
+  return undefined;
 }
