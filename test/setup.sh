@@ -7,8 +7,9 @@ cd "$(dirname "$0")/.."
 
 # openssl: the test PKI. prometheus: promtool checks /metrics. neutron-server and
 # mariadb-server: the real OpenStack Neutron API the network controller's tests run
-# (test/network/neutron-server.ts).
-apt_packages=(openssl ca-certificates prometheus neutron-server mariadb-server)
+# (test/network/neutron-server.ts). chromium: the status page is tested in a real headless
+# browser driven by playwright-core (test/integration/status-page.test.ts).
+apt_packages=(openssl ca-certificates prometheus neutron-server mariadb-server chromium)
 missing=()
 for p in "${apt_packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
