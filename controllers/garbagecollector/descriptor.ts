@@ -10,6 +10,7 @@ import { GarbageCollector } from "./garbage-collector.ts";
 const name = "garbagecollector";
 
 export const garbageCollectorDescriptor: ControllerDescriptor = {
+  serviceAccountName: "generic-garbage-collector",
   name,
   aliases: ["garbage-collector-controller"],
   enabledByDefault: true,

@@ -94,6 +94,7 @@ export function controller(name: string): ControllerBuilder<KubeObject> {
 
 export class ControllerBuilder<T extends KubeObject> {
   private aliasNames: string[] = [];
+  private account: string | undefined;
   private onByDefault = true;
   private readonly extraFlags: FlagDefinition[] = [];
   private primary: Primary | undefined;
@@ -107,6 +108,12 @@ export class ControllerBuilder<T extends KubeObject> {
   /** Other names `--controllers` accepts for it. */
   aliases(...names: string[]): this {
     this.aliasNames = names;
+    return this;
+  }
+
+  /** The ServiceAccount it acts as under --use-service-account-credentials. Default: "<name>-controller". */
+  serviceAccount(name: string): this {
+    this.account = name;
     return this;
   }
 
@@ -175,6 +182,7 @@ export class ControllerBuilder<T extends KubeObject> {
       name: this.name,
       aliases: this.aliasNames,
       enabledByDefault: this.onByDefault,
+      ...(this.account ? { serviceAccountName: this.account } : {}),
       flags: [...this.extraFlags, ...workerFlag],
       create: (context) => buildController(spec, context),
     };

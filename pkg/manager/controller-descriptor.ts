@@ -47,6 +47,11 @@ export interface RunningController {
 }
 
 export interface ControllerDescriptor extends KnownController {
+  /**
+   * The ServiceAccount the controller acts as under --use-service-account-credentials
+   * (kube-controller-manager's names for its own controllers). Default: "<name>-controller".
+   */
+  serviceAccountName?: string;
   /** Builds the controller, or returns undefined (with a log line) when it cannot run in this cluster. */
   create(context: ControllerContext): Promise<RunningController | undefined>;
 }

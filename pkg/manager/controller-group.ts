@@ -5,6 +5,7 @@ import type { Logger } from "../log/logger.ts";
 import type { HealthCheck } from "../server/health.ts";
 import type { HttpEndpoints } from "../server/http-app.ts";
 import type { ControllerContext, ControllerDescriptor, RunningController } from "./controller-descriptor.ts";
+import type { ClientForController } from "./service-account-clients.ts";
 
 export class ControllerGroup {
   private constructor(
@@ -21,13 +22,15 @@ export class ControllerGroup {
     descriptors: readonly ControllerDescriptor[],
     context: ControllerContext,
     endpoints: HttpEndpoints,
+    clientFor?: ClientForController,
   ): Promise<ControllerGroup> {
     const controllers = new Map<string, RunningController>();
     for (const name of enabled) {
       const descriptor = descriptors.find((d) => d.name === name);
       if (!descriptor) throw new Error(`no descriptor for enabled controller "${name}"`);
       const logger = context.logger.child({ controller: name });
-      const controller = await descriptor.create({ ...context, logger });
+      const client = clientFor ? await clientFor(descriptor) : context.client;
+      const controller = await descriptor.create({ ...context, client, logger });
       if (!controller) {
         logger.warn("controller is not started");
         continue;

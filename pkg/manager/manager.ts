@@ -24,6 +24,7 @@ import type { ControllerDescriptor } from "./controller-descriptor.ts";
 import { ControllerGroup } from "./controller-group.ts";
 import { Leadership } from "./leadership.ts";
 import { type ExitReason, runUntilTerminated } from "./run-controllers.ts";
+import { type ClientForController, serviceAccountClients } from "./service-account-clients.ts";
 import { ServiceGroup } from "./service-group.ts";
 import { waitForApiServer } from "./wait-for-apiserver.ts";
 
@@ -63,12 +64,13 @@ export class Manager {
   async run(terminate: AbortSignal): Promise<ExitReason> {
     const { options, logger } = this;
     const clientConfig = loadClientConfig(options.connection);
-    const client = await createKubeClient(clientConfig, {
+    const clientOptions = {
       qps: options.connection.qps,
       burst: options.connection.burst,
       timeoutMs: options.connection.requestTimeoutMs,
       observer: restClientMetrics(this.endpoints.metrics),
-    });
+    };
+    const client = await createKubeClient(clientConfig, clientOptions);
     logger.info({ server: clientConfig.server, source: clientConfig.source }, "API server connection configured");
 
     const services = new ServiceGroup(logger);
@@ -78,7 +80,10 @@ export class Manager {
       if (options.serving.insecure.port !== 0) await services.start(this.httpService());
       const serverVersion = await waitForApiServer(client, { timeoutMs: options.apiserverWaitTimeoutMs, logger, signal: terminate });
       logger.info({ version: serverVersion.gitVersion }, "API server is healthy");
-      reason = await this.runConnected(client, services, terminate);
+      const clientFor = options.useServiceAccountCredentials
+        ? serviceAccountClients(client, options.leaderElection.resourceNamespace, clientOptions)
+        : undefined;
+      reason = await this.runConnected(client, services, terminate, clientFor);
       return reason;
     } finally {
       // A process that lost its lease exits at once; an orderly clean-up could take seconds.
@@ -86,7 +91,12 @@ export class Manager {
     }
   }
 
-  private async runConnected(client: KubeClient, services: ServiceGroup, terminate: AbortSignal): Promise<ExitReason> {
+  private async runConnected(
+    client: KubeClient,
+    services: ServiceGroup,
+    terminate: AbortSignal,
+    clientFor: ClientForController | undefined,
+  ): Promise<ExitReason> {
     const { options, logger } = this;
     const registry = this.endpoints.metrics;
     const identity = leaderElectionIdentity();
@@ -115,6 +125,7 @@ export class Manager {
         identity,
       },
       this.endpoints,
+      clientFor,
     );
     const leadership = options.leaderElection.enabled
       ? new Leadership({ options, client, identity, informers, events, endpoints: this.endpoints, logger })

@@ -55,6 +55,13 @@ export const apiserverWaitTimeoutFlag = durationFlag({
   help: "How long start-up waits for the API server's /healthz to report ok before giving up.",
 });
 
+export const useServiceAccountCredentialsFlag = boolFlag({
+  name: "use-service-account-credentials",
+  group: GENERIC,
+  default: false,
+  help: "Run each controller as its own ServiceAccount, in the leader election namespace, with tokens from the TokenRequest API: RBAC grants each only what it needs, and the audit log names the controller behind every request.",
+});
+
 export const leaderElectFlag = boolFlag({
   name: "leader-elect",
   group: LEADER_ELECTION,
@@ -186,6 +193,7 @@ export const coreFlags: readonly FlagDefinition[] = [
   minResyncPeriodFlag,
   shutdownGracePeriodFlag,
   apiserverWaitTimeoutFlag,
+  useServiceAccountCredentialsFlag,
   leaderElectFlag,
   leaseDurationFlag,
   renewDeadlineFlag,

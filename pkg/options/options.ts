@@ -19,6 +19,7 @@ import {
   resourceNamespaceFlag,
   retryPeriodFlag,
   shutdownGracePeriodFlag,
+  useServiceAccountCredentialsFlag,
   verbosityFlag,
 } from "./core-flags.ts";
 import type { FlagValues } from "./flag-values.ts";
@@ -48,6 +49,8 @@ export interface Options {
   minResyncPeriodMs: number;
   shutdownGracePeriodMs: number;
   apiserverWaitTimeoutMs: number;
+  /** Each controller acts as its own ServiceAccount (in the leader election namespace). */
+  useServiceAccountCredentials: boolean;
   leaderElection: LeaderElectionOptions;
   serving: ServingOptions;
   connection: ConnectionOptions;
@@ -74,6 +77,7 @@ export function readOptions(values: FlagValues, enabledControllers: readonly str
     minResyncPeriodMs: values.get(minResyncPeriodFlag),
     shutdownGracePeriodMs: values.get(shutdownGracePeriodFlag),
     apiserverWaitTimeoutMs: values.get(apiserverWaitTimeoutFlag),
+    useServiceAccountCredentials: values.get(useServiceAccountCredentialsFlag),
     leaderElection,
     serving: readServingOptions(values),
     connection: {
