@@ -86,6 +86,7 @@ const kustomizations = {
   all: join(repoRoot, "deploy/kubernetes"),
   replicasetAndGc: join(repoRoot, "deploy/kubernetes/overlays/replicaset-gc"),
   serviceMonitor: join(repoRoot, "deploy/kubernetes/overlays/service-monitor"),
+  serviceAccountCredentials: join(repoRoot, "deploy/kubernetes/overlays/service-account-credentials"),
 } as const;
 
 const controllers = ["replicaset", "garbagecollector", "network"] as const;
@@ -289,9 +290,22 @@ describe("deploy/kubernetes", () => {
     network: networkGetsReady,
   };
 
-  test("the base and the replicaset-gc overlay pass kubectl apply --server-side --dry-run=server", async () => {
+  test("the base and the replicaset-gc and service-account-credentials overlays pass kubectl apply --server-side --dry-run=server", async () => {
     await serverDryRun(["-k", kustomizations.all]);
     await serverDryRun(["-k", kustomizations.replicasetAndGc]);
+    await serverDryRun(["-k", kustomizations.serviceAccountCredentials]);
+  });
+
+  test("the service-account-credentials overlay binds each controller's role to the controller's own account", async () => {
+    const manifests = await build(kustomizations.serviceAccountCredentials);
+    expect(container(find(manifests, "Deployment", "kube-loom")).args).toContain("--use-service-account-credentials");
+    const subjectOf = (controller: ControllerName) =>
+      (find(manifests, "ClusterRoleBinding", controllerRoleName(controller)) as unknown as { subjects: { name: string }[] }).subjects[0]?.name;
+    expect([subjectOf("replicaset"), subjectOf("garbagecollector"), subjectOf("network")]).toEqual([
+      "replicaset-controller",
+      "generic-garbage-collector",
+      "network-controller",
+    ]);
   });
 
   test("the base probes /livez and /readyz over HTTPS on 10257, keeps one replica through disruptions, and serves metrics there", async () => {
