@@ -138,9 +138,11 @@ export class SoakReplica {
 }
 
 /** Why a process ended, when the soak or a lost lease explains it; undefined for a crash. */
-function explainedExit(expected: ExpectedExit | undefined, code: number, logs: () => string): string | undefined {
+export function explainedExit(expected: ExpectedExit | undefined, code: number, logs: () => string): string | undefined {
   if (expected === "kill -9") return "killed (-9)";
-  if (expected !== undefined && code === 0) return expected === "SIGTERM" ? "stopped (SIGTERM)" : "stopped at soak end";
+  if (expected === "SIGTERM" && code === 0) return "stopped (SIGTERM)";
+  // 143: a process the supervisor had only just restarted died of SIGTERM before it could handle it.
+  if (expected === "soak end" && (code === 0 || code === 128 + 15)) return "stopped at soak end";
   if (code === 1 && logs().includes("leaderelection lost")) return "lost its lease (exit 1)";
   return undefined;
 }
