@@ -37,6 +37,7 @@ export const garbageCollectorDescriptor: ControllerDescriptor = {
       run: (stop, abort) => collector.run(stop, abort),
       healthCheck: collector.healthCheck(),
       debugRoutes: collector.debugRoutes(),
+      status: () => collector.status(),
     };
   },
 };

@@ -270,6 +270,7 @@ async function buildController(spec: ControllerSpec, context: ControllerContext)
   return {
     informers: caches,
     healthCheck: runner.healthCheck(),
+    status: () => ({ loops: [runner.status()] }),
     async run(stop, abort) {
       if (gate) {
         if (!gate.isEstablished) {

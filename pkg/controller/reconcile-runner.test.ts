@@ -179,4 +179,27 @@ describe("ReconcileRunner: controller-runtime's reconcile contract", () => {
     h.stop.abort();
     await h.finished;
   });
+
+  test("status: keys in the workers' hands with how long they have run, keys waiting as depth, then the finished ones", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const h = harness(() => gate);
+    expect(h.runner.status()).toMatchObject({ name: "test", state: "running", workers: 1, depth: 0, inFlight: [], sampleCount: 0 });
+    h.queue.add("slow");
+    h.queue.add("next");
+    await turns();
+    await h.clock.advance(3_000);
+    expect(h.runner.status()).toMatchObject({ depth: 1, inFlight: [{ key: "slow", seconds: 3 }] });
+    release();
+    await turns();
+    expect(h.runner.status()).toMatchObject({
+      depth: 0,
+      inFlight: [],
+      outcomes: { success: 2, error: 0, requeueAfter: 0, terminalError: 0 },
+      slowest: { key: "slow", seconds: 3 },
+    });
+    h.stop.abort();
+    await h.finished;
+    expect(h.runner.status().state).toBe("stopped");
+  });
 });

@@ -5,8 +5,10 @@ import { realClock, type Clock } from "../clock/clock.ts";
 import { errorMessage, isProgrammingError } from "../errors/expected-error.ts";
 import type { Logger } from "../log/logger.ts";
 import type { HealthCheck } from "../server/health.ts";
+import { ReconcileActivity } from "../status/reconcile-activity.ts";
+import type { ReconcileLoopReport } from "../status/status-snapshot.ts";
 import type { RateLimitingQueue } from "../workqueue/rate-limiting-queue.ts";
-import { noopReconcileMetrics, type ReconcileMetrics } from "./reconcile-metrics.ts";
+import { noopReconcileMetrics, type ReconcileMetrics, type ReconcileOutcome } from "./reconcile-metrics.ts";
 import { TerminalError, type Reconciler } from "./reconciler.ts";
 
 export interface ReconcileRunnerOptions<K> {
@@ -27,12 +29,14 @@ export class ReconcileRunner<K> {
   private readonly wedgedAfterMs: number;
   /** Start time of each reconcile in flight, by worker. */
   private readonly inFlight = new Map<number, { key: K; since: number }>();
-  private state: "idle" | "running" | "stopped" | "crashed" = "idle";
+  private readonly activity: ReconcileActivity;
+  private state: ReconcileLoopReport["state"] = "idle";
 
   constructor(private readonly options: ReconcileRunnerOptions<K>) {
     this.clock = options.clock ?? realClock;
     this.metrics = options.metrics ?? noopReconcileMetrics;
     this.wedgedAfterMs = options.wedgedAfterMs ?? 10 * 60_000;
+    this.activity = new ReconcileActivity(this.clock);
   }
 
   /**
@@ -74,6 +78,16 @@ export class ReconcileRunner<K> {
     };
   }
 
+  /** For the status page: the queue, the keys in the workers' hands, and recent reconciles. */
+  status(): ReconcileLoopReport {
+    const { name, queue, workers } = this.options;
+    const now = this.clock.monotonic();
+    const inFlight = [...this.inFlight.values()]
+      .map(({ key, since }) => ({ key: String(key), seconds: (now - since) / 1000 }))
+      .sort((a, b) => b.seconds - a.seconds);
+    return { name, queue: queue.name, state: this.state, workers, depth: queue.len(), inFlight, ...this.activity.summary() };
+  }
+
   private async worker(id: number, stop: AbortSignal, abort: AbortSignal): Promise<void> {
     const { queue } = this.options;
     for (;;) {
@@ -105,17 +119,17 @@ export class ReconcileRunner<K> {
       if (result && result.requeueAfterMs > 0) {
         queue.forget(key);
         queue.addAfter(key, result.requeueAfterMs);
-        this.metrics.observe(name, "requeue_after", seconds());
+        this.finished(key, "requeue_after", seconds());
       } else {
         queue.forget(key);
-        this.metrics.observe(name, "success", seconds());
+        this.finished(key, "success", seconds());
       }
     } catch (err) {
       if (abort.aborted) return;
       if (err instanceof TerminalError) {
         queue.forget(key);
         logger.warn({ controller: name, key: String(key), err: err.message }, "reconcile failed permanently; not retrying");
-        this.metrics.observe(name, "terminal_error", seconds());
+        this.finished(key, "terminal_error", seconds(), err);
         return;
       }
       if (isProgrammingError(err)) {
@@ -128,7 +142,12 @@ export class ReconcileRunner<K> {
         );
       }
       queue.addRateLimited(key);
-      this.metrics.observe(name, "error", seconds());
+      this.finished(key, "error", seconds(), err);
     }
+  }
+
+  private finished(key: K, outcome: ReconcileOutcome, seconds: number, error?: unknown): void {
+    this.metrics.observe(this.options.name, outcome, seconds);
+    this.activity.finished(String(key), outcome, seconds, error);
   }
 }

@@ -227,6 +227,13 @@ describe("EventBroadcaster", () => {
     expect(storedEvents(sink).map((event) => event.note)).toEqual(["n0", "n1", "n2"]);
   });
 
+  test("onRecorded hears of every Event taken for writing (the status page's recent Events), not of those dropped", () => {
+    const heard: string[] = [];
+    const { clock, recorder } = setUp({ bufferSize: 2, onRecorded: (event, at) => void heard.push(`${event.note}@${at - clock.now()}`) }, false);
+    for (let i = 0; i < 3; i++) recorder.eventf(pod, undefined, "Normal", "Synced", "Sync", `n${i}`);
+    expect(heard).toEqual(["n0@0", "n1@0"]);
+  });
+
   test("retries a failing write a bounded number of times, then drops it", async () => {
     const { clock, sink, recorder, metrics } = setUp({ maxWriteAttempts: 3 });
     sink.failWith = () => new TransportError("connection refused", "https://apiserver", "ECONNREFUSED");

@@ -36,6 +36,8 @@ export interface EventBroadcasterOptions {
   retryDelayMs?: number;
   /** How long `shutdown` may spend writing what is left. */
   shutdownTimeoutMs?: number;
+  /** Told about every Event taken for writing, e.g. to list the recent ones on the status page. */
+  onRecorded?: (event: KubeEvent, observedAt: number) => void;
 }
 
 export const defaultEventBroadcasterOptions = {
@@ -69,6 +71,7 @@ export class EventBroadcaster {
   private readonly maxWriteAttempts: number;
   private readonly retryDelayMs: number;
   private readonly shutdownTimeoutMs: number;
+  private readonly onRecorded: EventBroadcasterOptions["onRecorded"];
 
   private readonly buffer: BufferedEvent[] = [];
   private readonly nameSuffixes = new EventNameSuffixes();
@@ -95,6 +98,7 @@ export class EventBroadcaster {
     this.maxWriteAttempts = options.maxWriteAttempts ?? defaults.maxWriteAttempts;
     this.retryDelayMs = options.retryDelayMs ?? defaults.retryDelayMs;
     this.shutdownTimeoutMs = options.shutdownTimeoutMs ?? defaults.shutdownTimeoutMs;
+    this.onRecorded = options.onRecorded;
     this.spamFilter = new EventSpamFilter(this.clock);
   }
 
@@ -130,6 +134,7 @@ export class EventBroadcaster {
       const observedAt = this.clock.now();
       const event = makeEvent(details, source, observedAt, this.nameSuffixes.next(observedAt));
       this.buffer.push({ event, observedAt });
+      this.onRecorded?.(event, observedAt);
       this.wake();
     } catch (err) {
       // Recording must never fail the controller: an object no Event can be built for is dropped instead.

@@ -105,6 +105,11 @@ export class SharedInformerFactory {
     return this.forResource<Wire<V1ConfigMap>>(resources.configMaps, scope);
   }
 
+  /** Every informer requested so far (and not removed), for reading their state. */
+  list(): readonly SharedIndexInformer<KubeObject>[] {
+    return [...this.entries.values()].map((entry) => entry.shared.informer);
+  }
+
   /** Starts every informer not started yet; call again after requesting more. They stop when `signal` aborts or on shutdown. */
   start(signal: AbortSignal): void {
     if (this.stopAll.signal.aborted) return;

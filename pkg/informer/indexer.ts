@@ -55,6 +55,11 @@ export class Indexer<T extends KubeObject = KubeObject> implements Store<T> {
     return [...this.items.values()];
   }
 
+  /** Objects cached. */
+  get size(): number {
+    return this.items.size;
+  }
+
   listKeys(): string[] {
     return [...this.items.keys()];
   }

@@ -89,6 +89,11 @@ export class LeaderElector {
     return this.observedRecord.holderIdentity;
   }
 
+  /** The Lease's record as last seen or written: holder, acquire and renew times, transitions. */
+  get observedLeaderRecord(): Readonly<LeaderElectionRecord> {
+    return this.observedRecord;
+  }
+
   /** Monotonic time at which the record was last seen to change or was last written by this process. */
   get observedTime(): number {
     return this.observedAt;

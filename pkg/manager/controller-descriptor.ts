@@ -12,6 +12,7 @@ import type { FlagValues } from "../options/flag-values.ts";
 import type { KnownController } from "../options/parse-command-line.ts";
 import type { DebugRoute } from "../server/http-app.ts";
 import type { HealthCheck } from "../server/health.ts";
+import type { ControllerReport } from "../status/status-snapshot.ts";
 import type { WorkqueueMetricsProvider } from "../workqueue/metrics.ts";
 
 export interface ControllerContext {
@@ -44,6 +45,8 @@ export interface RunningController {
   /** Added to /healthz and /livez under the controller's name. */
   healthCheck?: HealthCheck;
   debugRoutes?: DebugRoute[];
+  /** What /debug/status shows of it: its reconcile loops (ReconcileRunner.status) and any details. */
+  status?(): ControllerReport;
 }
 
 export interface ControllerDescriptor extends KnownController {

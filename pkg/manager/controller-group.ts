@@ -4,6 +4,7 @@ import { type CacheSyncSource, describeUnsynced, unsyncedSources, waitForNamedCa
 import type { Logger } from "../log/logger.ts";
 import type { HealthCheck } from "../server/health.ts";
 import type { HttpEndpoints } from "../server/http-app.ts";
+import type { NamedControllerReport } from "../status/status-board.ts";
 import type { ControllerContext, ControllerDescriptor, RunningController } from "./controller-descriptor.ts";
 import type { ClientForController } from "./service-account-clients.ts";
 
@@ -60,6 +61,11 @@ export class ControllerGroup {
         if (unsynced.length > 0) throw new Error(`informers not synced: ${describeUnsynced(unsynced).join("; ")}`);
       },
     };
+  }
+
+  /** Each controller's report for the status page, in start order. */
+  statusReports(): NamedControllerReport[] {
+    return [...this.controllers].map(([name, controller]) => ({ name, ...(controller.status?.() ?? { loops: [] }) }));
   }
 
   /** Runs every controller; `stop`: finish in-flight work and return; `abort`: stop at once. */

@@ -3,6 +3,7 @@
 // Lease aborts the controllers at once and ends the run ("leadership-lost": the process must
 // exit); a termination lets in-flight work finish while the Lease is still held, then hands the
 // Lease over.
+import { realClock } from "../clock/clock.ts";
 import type { EventRecorder } from "../events/recorder.ts";
 import type { SharedInformerFactory } from "../informer/factory.ts";
 import type { KubeClient } from "../kube/client.ts";
@@ -13,6 +14,9 @@ import type { Logger } from "../log/logger.ts";
 import { PrometheusLeaderElectionMetrics } from "../metrics/leader-election-metrics.ts";
 import type { Options } from "../options/options.ts";
 import type { HttpEndpoints } from "../server/http-app.ts";
+import { LeaseCandidates } from "../status/lease-candidates.ts";
+import { leaderElectionStatus } from "../status/leader-election-status.ts";
+import type { LeaderElectionStatus } from "../status/status-snapshot.ts";
 import { abortedSignal, drain, type ExitReason, type RunControllers } from "./run-controllers.ts";
 
 /** kube-controller-manager's grace on top of the lease duration before /healthz reports a stuck leader. */
@@ -38,6 +42,7 @@ export class Leadership {
   private readonly lost = new Promise<"leadership-lost">((resolve) => (this.leadershipLost = () => resolve("leadership-lost")));
   private runControllers: RunControllers | undefined;
   private readonly leaseName: string;
+  private readonly candidates: LeaseCandidates;
 
   /** Call before the informers start: it asks for the informer of the Lease. */
   constructor(private readonly setup: LeadershipOptions) {
@@ -46,6 +51,7 @@ export class Leadership {
     const lease = { namespace: leaderElection.resourceNamespace, name: leaderElection.resourceName };
     const leaseRef = { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: lease };
     this.leaseName = `${lease.namespace}/${lease.name}`;
+    this.candidates = new LeaseCandidates(identity, realClock);
     this.elector = new LeaderElector({
       lock: new KubeLeaseLock({ client, qps: connection.qps, burst: connection.burst, ...lease, identity, renewDeadlineMs: leaderElection.renewDeadlineMs }),
       leaseDurationMs: leaderElection.leaseDurationMs,
@@ -63,6 +69,7 @@ export class Leadership {
           if (!this.electorStop.signal.aborted) this.leadershipLost();
         },
         onNewLeader: (holder) => {
+          this.candidates.holderChanged(holder);
           if (holder !== identity) logger.info({ leader: holder }, "new leader elected");
         },
       },
@@ -89,6 +96,11 @@ export class Leadership {
     this.electorStop.abort();
     await electorDone;
     return "terminated";
+  }
+
+  /** The Lease as this process sees it, for the status page. */
+  status(): LeaderElectionStatus {
+    return leaderElectionStatus(this.leaseName, this.elector, this.candidates);
   }
 
   private startedLeading(leaderSignal: AbortSignal): void {

@@ -20,6 +20,9 @@ import { HealthCheckSet } from "../server/health.ts";
 import { createHttpApp, type HttpEndpoints } from "../server/http-app.ts";
 import { startSecureServing } from "../server/secure-serving.ts";
 import { serve, type RunningServer } from "../server/serve.ts";
+import { RecentEvents } from "../status/recent-events.ts";
+import { StatusBoard } from "../status/status-board.ts";
+import { version } from "../version.ts";
 import type { ControllerDescriptor } from "./controller-descriptor.ts";
 import { ControllerGroup } from "./controller-group.ts";
 import { Leadership } from "./leadership.ts";
@@ -32,6 +35,9 @@ export type { ExitReason } from "./run-controllers.ts";
 
 export class Manager {
   private readonly endpoints: HttpEndpoints;
+  private readonly identity = leaderElectionIdentity();
+  private readonly recentEvents = new RecentEvents();
+  private readonly status: StatusBoard;
   private controllers: ControllerGroup | undefined;
 
   constructor(
@@ -39,11 +45,14 @@ export class Manager {
     private readonly descriptors: readonly ControllerDescriptor[],
     private readonly logger: Logger,
   ) {
+    const metrics = createMetricsRegistry();
+    this.status = new StatusBoard({ process: { identity: this.identity, version, startedAt: Date.now() }, metrics, events: this.recentEvents });
     this.endpoints = {
       healthz: new HealthCheckSet(),
       livez: new HealthCheckSet(),
       readyz: new HealthCheckSet(),
-      metrics: createMetricsRegistry(),
+      metrics,
+      status: this.status,
       debugRoutes: [],
     };
     // Not ready from the first request on: the server answers before the API server is even reached.
@@ -99,8 +108,13 @@ export class Manager {
   ): Promise<ExitReason> {
     const { options, logger } = this;
     const registry = this.endpoints.metrics;
-    const identity = leaderElectionIdentity();
-    const broadcaster = new EventBroadcaster({ sink: new KubeEventSink(client), reportingInstance: identity, logger });
+    const { identity, recentEvents } = this;
+    const broadcaster = new EventBroadcaster({
+      sink: new KubeEventSink(client),
+      reportingInstance: identity,
+      logger,
+      onRecorded: (event, observedAt) => recentEvents.record(event, observedAt),
+    });
     await services.start({ name: "events", start: () => broadcaster.start(), stop: () => broadcaster.shutdown() });
     const events = broadcaster.newRecorder();
     const informers = new SharedInformerFactory({
@@ -109,6 +123,7 @@ export class Manager {
       defaultResyncMs: options.minResyncPeriodMs * (1 + Math.random()),
       logger,
     });
+    this.status.attach({ informers: () => informers.list() });
 
     this.controllers = await ControllerGroup.create(
       options.enabledControllers,
@@ -127,9 +142,12 @@ export class Manager {
       this.endpoints,
       clientFor,
     );
+    const controllers = this.controllers;
+    this.status.attach({ controllers: () => controllers.statusReports() });
     const leadership = options.leaderElection.enabled
       ? new Leadership({ options, client, identity, informers, events, endpoints: this.endpoints, logger })
       : undefined;
+    if (leadership) this.status.attach({ leaderElection: () => leadership.status() });
 
     const informersStop = new AbortController();
     await services.start({
@@ -141,7 +159,6 @@ export class Manager {
       },
     });
 
-    const controllers = this.controllers;
     const run = (stop: AbortSignal, abort: AbortSignal) => controllers.run(stop, abort);
     if (!leadership) return runUntilTerminated(run, terminate, options.shutdownGracePeriodMs, logger);
     return leadership.run(run, terminate);

@@ -1,8 +1,10 @@
 // The manager's HTTP surface: health endpoints in the API server's format, Prometheus
-// metrics, and debug pages that controllers contribute (e.g. the garbage collector's graph).
+// metrics, the status page, and debug pages that controllers contribute (e.g. the garbage
+// collector's graph).
 import { Hono } from "hono";
 import type { Registry } from "prom-client";
 import { HealthCheckSet, mountHealthEndpoint } from "./health.ts";
+import { mountStatusPage, type StatusSource } from "./status-page.ts";
 
 /** A read-only debug page under /debug/controllers/<controller>/<path>. */
 export interface DebugRoute {
@@ -19,6 +21,8 @@ export interface HttpEndpoints {
   /** What must hold before the process serves its purpose (caches synced). */
   readyz: HealthCheckSet;
   metrics: Registry;
+  /** /debug/status and /debug/status.json. */
+  status: StatusSource;
   debugRoutes: DebugRoute[];
 }
 
@@ -30,6 +34,7 @@ export function createHttpApp(endpoints: HttpEndpoints): Hono {
   app.get("/metrics", async (c) =>
     c.body(await endpoints.metrics.metrics(), 200, { "Content-Type": endpoints.metrics.contentType }),
   );
+  mountStatusPage(app, endpoints.status);
   // Looked up per request: controllers add their pages after the server is already up.
   app.get("/debug/controllers/:controller/*", async (c) => {
     const controller = c.req.param("controller");

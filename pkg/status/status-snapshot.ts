@@ -1,0 +1,153 @@
+// What /debug/status.json answers and /debug/status shows: one picture of the process for a
+// person on call. Times are epoch milliseconds on this process's wall clock (compare them with
+// `generatedAt`, not with the reader's clock); durations are seconds.
+
+export interface StatusSnapshot {
+  generatedAt: number;
+  process: ProcessStatus;
+  /** undefined with --leader-elect=false. */
+  leaderElection: LeaderElectionStatus | undefined;
+  /** Empty until the API server has been reached and the controllers built. */
+  controllers: ControllerStatus[];
+  informers: InformerStatus[];
+  /** Newest first. */
+  events: RecentEventStatus[];
+}
+
+export interface ProcessStatus {
+  identity: string;
+  version: string;
+  startedAt: number;
+}
+
+export interface LeaderElectionStatus {
+  /** namespace/name of the Lease. */
+  lease: string;
+  /** This process holds the Lease. */
+  leading: boolean;
+  /** The holder last seen on the Lease; "" when nobody holds it (released, or not read yet). */
+  holder: string;
+  /** acquireTime on the Lease, as its holder's clock wrote it; undefined without a holder. */
+  holderSince: number | undefined;
+  /** renewTime on the Lease, as its holder's clock wrote it. */
+  lastRenewal: number | undefined;
+  leaseTransitions: number;
+  /**
+   * Every identity known to compete for the Lease: this process, and each holder seen since it
+   * started. A candidate that never held the Lease cannot be seen from here.
+   */
+  candidates: CandidateStatus[];
+}
+
+export interface CandidateStatus {
+  identity: string;
+  self: boolean;
+  holding: boolean;
+  /** When this process first saw it hold the Lease; undefined if never. */
+  firstSeenHolding: number | undefined;
+  /** When this process last saw it hold the Lease (now, while it holds it). */
+  lastSeenHolding: number | undefined;
+}
+
+export interface ControllerStatus {
+  name: string;
+  /** One per workqueue the controller drains (the garbage collector has two). */
+  loops: ReconcileLoopStatus[];
+  /** Anything else the controller wants a person to see, e.g. the garbage collector's graph size. */
+  details: StatusDetail[];
+}
+
+/** What a controller tells the status page about itself (RunningController.status). */
+export interface ControllerReport {
+  loops: ReconcileLoopReport[];
+  details?: StatusDetail[];
+}
+
+export interface StatusDetail {
+  label: string;
+  value: string | number;
+}
+
+export type ReconcileLoopState = "idle" | "running" | "stopped" | "crashed";
+
+export interface ReconcileLoopStatus {
+  name: string;
+  /** The workqueue's name (its workqueue_* metrics carry it). */
+  queue: string;
+  /** idle: not started (a standby, or waiting for its caches). */
+  state: ReconcileLoopState;
+  workers: number;
+  /** Keys waiting for a worker. */
+  depth: number;
+  /** workqueue_adds_total and workqueue_retries_total; undefined for a queue that reports no metrics. */
+  adds: number | undefined;
+  retries: number | undefined;
+  /** Reconciles finished since start, by outcome. */
+  outcomes: ReconcileOutcomeCounts;
+  /** Reconciles finished per second over the last minute. */
+  ratePerSecond: number;
+  /** Over the most recent reconciles (`sampleCount` of them); undefined before the first. */
+  p50Seconds: number | undefined;
+  p99Seconds: number | undefined;
+  sampleCount: number;
+  /** The slowest of those recent reconciles. */
+  slowest: KeyTiming | undefined;
+  /** Keys in a worker's hands right now, longest first. */
+  inFlight: KeyTiming[];
+  /** Newest first. */
+  lastErrors: ReconcileErrorStatus[];
+}
+
+/** What a reconcile runner knows of itself; the workqueue counters come from the metrics registry. */
+export type ReconcileLoopReport = Omit<ReconcileLoopStatus, "adds" | "retries">;
+
+export interface ReconcileOutcomeCounts {
+  success: number;
+  error: number;
+  requeueAfter: number;
+  terminalError: number;
+}
+
+export interface KeyTiming {
+  key: string;
+  seconds: number;
+}
+
+export interface ReconcileErrorStatus {
+  at: number;
+  key: string;
+  message: string;
+  /** Retried with backoff, or given up on (TerminalError). */
+  terminal: boolean;
+}
+
+export interface InformerStatus {
+  /** The factory's description, e.g. "pods.v1" or "leases.v1.coordination.k8s.io{namespace=kube-system,…}". */
+  name: string;
+  synced: boolean;
+  objects: number;
+  /** Of the last list, event or bookmark applied; "" before the first list. */
+  resourceVersion: string;
+  lists: number;
+  /** Lists forced by an expired resourceVersion. */
+  relists: number;
+  watches: number;
+  /** Failed lists and watches. */
+  errors: number;
+  handlerErrors: number;
+  /** Why the cache has not (re)filled yet, if a list or watch failed since it last did. */
+  lastError: string | undefined;
+}
+
+export interface RecentEventStatus {
+  /** When last recorded. */
+  at: number;
+  type: "Normal" | "Warning";
+  reason: string;
+  /** "Kind namespace/name". */
+  regarding: string;
+  note: string;
+  reportingController: string;
+  /** How often this Event was recorded (same type, reason, object and note). */
+  count: number;
+}
