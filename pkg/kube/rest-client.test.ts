@@ -123,4 +123,18 @@ describe("RestClient", () => {
     await rest.request({ method: "GET", path: "/b" });
     expect(order).toEqual(["take", "fetch /a", "take", "fetch /b"]);
   });
+
+  test("a watch opens without waiting for the throttle, as client-go leaves watches out of its rate limit", async () => {
+    const rest = new RestClient({
+      config: { server: "https://api.example:6443", tls: {}, authenticate: async () => ({}), namespace: "default", source: "test" },
+      fetch: async () => new Response('{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n'),
+      // Out of tokens for good: only an unthrottled request gets through.
+      throttle: { take: () => new Promise<void>(() => undefined) },
+      userAgent: "t",
+      timeoutMs: 1000,
+    });
+    const events = [];
+    for await (const event of await rest.watch({ path: "/api/v1/configmaps" }, new AbortController().signal)) events.push(event);
+    expect(events).toEqual([{ type: "ADDED", object: { metadata: { name: "a" } } }]);
+  });
 });

@@ -103,19 +103,20 @@ export class RestClient {
   /** Opens a watch; the events end when the server closes the stream or `signal` aborts. */
   async watch<T extends KubeObject>(request: Omit<RestRequest, "method" | "timeoutMs">, signal: AbortSignal): Promise<AsyncIterable<WatchEvent<T>>> {
     // The timeout covers only the wait for response headers: a watch stays open for minutes
-    // and the reflector's own watchdog notices a silent one.
-    const { response, deadline } = await this.start({ ...request, method: "GET", query: { ...request.query, watch: true }, signal });
+    // and the reflector's own watchdog notices a silent one. Like client-go, a watch takes no
+    // token: it is one long request, and throttling it only delays every informer's sync.
+    const { response, deadline } = await this.start({ ...request, method: "GET", query: { ...request.query, watch: true }, signal }, false);
     deadline?.stop();
     if (!response.body) throw new TransportError(`watch ${request.path}: response has no body`, this.server, undefined);
     return quietOnAbort(decodeWatchEvents<T>(response.body), signal);
   }
 
   /** Sends the request under a progress deadline, armed now and re-armed when the headers arrive. */
-  private async start(request: RestRequest): Promise<{ response: Response; deadline: ProgressDeadline | undefined }> {
+  private async start(request: RestRequest, throttled = true): Promise<{ response: Response; deadline: ProgressDeadline | undefined }> {
     const timeoutMs = request.timeoutMs === undefined ? this.options.timeoutMs : request.timeoutMs;
     const deadline = timeoutMs ? new ProgressDeadline(timeoutMs) : undefined;
     try {
-      const response = await this.exchange(request, anySignal([request.signal, deadline?.signal]), deadline);
+      const response = await this.exchange(request, anySignal([request.signal, deadline?.signal]), deadline, throttled);
       deadline?.headersArrived();
       return { response, deadline };
     } catch (err) {
@@ -151,8 +152,13 @@ export class RestClient {
     }
   }
 
-  private async exchange(request: RestRequest, signal: AbortSignal | undefined, deadline: ProgressDeadline | undefined): Promise<Response> {
-    await this.options.throttle.take(signal);
+  private async exchange(
+    request: RestRequest,
+    signal: AbortSignal | undefined,
+    deadline: ProgressDeadline | undefined,
+    throttled: boolean,
+  ): Promise<Response> {
+    if (throttled) await this.options.throttle.take(signal);
     const url = this.server + request.path + queryString(request.query);
     const headers: Record<string, string> = {
       ...(await this.options.config.authenticate()),
