@@ -45,7 +45,7 @@ export function renderStatus(snapshot: StatusSnapshot): string {
           : '<b data-field="leader" class="warn">no leader</b>'
       } · ${esc(election.leaseTransitions)} transitions</p>
       ${table(
-        ["candidate", "", "first seen holding", "last seen holding"],
+        ["candidate", "role", "first seen holding", "last seen holding"],
         election.candidates.map(
           (c) => `<tr data-candidate="${esc(c.identity)}">${cell("identity", esc(c.identity))}${cell(
             "role",
@@ -90,7 +90,8 @@ export function renderStatus(snapshot: StatusSnapshot): string {
         const inFlight = loop.inFlight.map((k) => `<li><code>${esc(k.key)}</code> for ${duration(k.seconds)}</li>`);
         const slowest = loop.slowest ? `<li>slowest of the last ${loop.sampleCount}: <code>${esc(loop.slowest.key)}</code> ${duration(loop.slowest.seconds)}</li>` : "";
         if (errors.length === 0 && inFlight.length === 0 && !slowest) return "";
-        return `<div data-loop-details="${esc(loop.name)}"><h4>${esc(loop.name)}</h4><ul>${slowest}${inFlight.join("")}</ul>${
+        const heading = loop.name === controller.name ? "" : `<h4>${esc(loop.name)}</h4>`;
+        return `<div data-loop-details="${esc(loop.name)}">${heading}<ul>${slowest}${inFlight.join("")}</ul>${
           errors.length ? `<h5>Last errors</h5><ul class="errors">${errors.join("")}</ul>` : ""
         }</div>`;
       });
@@ -106,7 +107,12 @@ export function renderStatus(snapshot: StatusSnapshot): string {
     "No controllers yet (waiting for the API server).",
   )}${controllerDetails}</section>`;
 
-  const informersSection = `<section id="informers"><h2>Informers</h2>${table(
+  const synced = snapshot.informers.filter((i) => i.synced).length;
+  const failing = snapshot.informers.filter((i) => i.lastError !== undefined).length;
+  const informerSummary = snapshot.informers.length
+    ? `<p class="${synced < snapshot.informers.length || failing ? "warn" : ""}">${snapshot.informers.length} informers · ${synced} synced · ${failing} failing</p>`
+    : "";
+  const informersSection = `<section id="informers"><h2>Informers</h2>${informerSummary}${table(
     ["informer", "synced", "objects", "resourceVersion", "lists", "relists", "watches", "errors", "handler errors", "last error"],
     snapshot.informers.map(
       (i) =>
@@ -139,5 +145,6 @@ export function renderStatus(snapshot: StatusSnapshot): string {
     "No Events recorded since start.",
   )}</section>`;
 
-  return header + leaderSection + controllersSection + informersSection + eventsSection;
+  // Informers last: there are dozens (the garbage collector watches every resource), and they rarely need a look.
+  return header + leaderSection + controllersSection + eventsSection + informersSection;
 }

@@ -80,6 +80,8 @@ table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nu
 th, td { border: 1px solid var(--line); padding: .25rem .5rem; text-align: left; vertical-align: top; }
 th { background: var(--head); font-weight: 600; white-space: nowrap; }
 td.num { text-align: right; white-space: nowrap; }
+td[data-field="at"], td[data-field="from"] { white-space: nowrap; }
+td[data-field="name"], td[data-field="regarding"] { overflow-wrap: anywhere; }
 code, td[data-field="resource-version"] { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12px; }
 .ok { color: var(--ok); } .warn { color: var(--warn); } .bad { color: var(--bad); }
 .badge { border: 1px solid currentColor; border-radius: .7rem; padding: 0 .5rem; font-size: 12px; }
