@@ -20,6 +20,8 @@ let controlPlane: ControlPlane;
 let kubeLoom: KubeLoomProcess;
 let browser: Browser;
 let page: Page;
+/** Every URL the page asked for. */
+const requested: string[] = [];
 
 const replicaSet = (namespace: string, name: string, replicas: number, cpu = "100m") => `
 apiVersion: apps/v1
@@ -31,6 +33,25 @@ spec:
   template:
     metadata: { labels: { app: ${name} } }
     spec: { containers: [{ name: app, image: registry.example/${name}:1, resources: { limits: { cpu: "${cpu}" } } }] }
+`;
+
+// Who may read the page: its two paths, as an operator would grant them.
+const statusReader = `
+apiVersion: v1
+kind: ServiceAccount
+metadata: { name: on-call, namespace: default }
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: { name: kube-loom-status-reader }
+rules:
+- { nonResourceURLs: ["/debug/status", "/debug/status.json"], verbs: [get] }
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: { name: kube-loom-status-reader }
+roleRef: { apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: kube-loom-status-reader }
+subjects: [{ kind: ServiceAccount, name: on-call, namespace: default }]
 `;
 
 // A LimitRange that the Pods of limited/api exceed: the API server refuses them, so the
@@ -63,7 +84,7 @@ beforeAll(async () => {
   const [cp, binary] = await Promise.all([ControlPlane.start(), buildKubeLoom()]);
   controlPlane = cp;
   await installCrd(controlPlane, { cel: true });
-  await kubectlOk(controlPlane, ["apply", "-f", "-"], workload);
+  await kubectlOk(controlPlane, ["apply", "-f", "-"], workload + "---" + statusReader);
   kubeLoom = await KubeLoomProcess.start({ binary, kubeconfig: controlPlane.kubeconfigPath, logDir: controlPlane.dir, https: true });
   await kubeLoom.waitFor("/healthz");
   browser = await chromium.launch({
@@ -72,6 +93,7 @@ beforeAll(async () => {
     args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
   page = await browser.newPage({ viewport: { width: 1280, height: 1280 } });
+  page.on("request", (request) => void requested.push(request.url()));
 }, 300_000);
 
 afterAll(async () => {
@@ -116,6 +138,10 @@ describe("the status page in Chromium", () => {
     await waitUntil(async () => (await textOf('[data-loop-details="replicaset"] .errors')).includes("limited/api"), "the limited/api error");
     await waitUntil(async () => (await textOf("#events")).includes("SuccessfulCreate"), "the recent Events");
 
+    // Nothing asked of anyone but kube-loom: the page must render from a Pod cut off from the internet.
+    expect(requested.filter((url) => !url.startsWith(`${kubeLoom.url}/`))).toEqual([]);
+    expect(requested).toContain(`${kubeLoom.url}/debug/status.json`);
+
     const artifacts = mkdtempSync(join(tmpdir(), "kube-loom-status-page-"));
     const [whole, top] = [join(artifacts, "status-page-full.png"), join(artifacts, "status-page.png")];
     await page.screenshot({ path: whole, fullPage: true });
@@ -124,10 +150,16 @@ describe("the status page in Chromium", () => {
     if (process.env.UPDATE_SCREENSHOTS === "1") copyFileSync(top, resolve(import.meta.dir, "../../docs/status-page.png"));
   }, 240_000);
 
-  test("over HTTPS the page and its data are refused without credentials, like /metrics", async () => {
-    for (const path of ["/debug/status", "/debug/status.json", "/metrics"]) {
-      const response = await fetch(`${kubeLoom.secureUrl}${path}`, { tls: { rejectUnauthorized: false } } as RequestInit);
-      expect({ path, status: response.status }).toEqual({ path, status: 401 });
-    }
+  test("over HTTPS, like /metrics: refused without credentials, served to a token allowed the paths, forbidden to others", async () => {
+    const token = (await kubectlOk(controlPlane, ["create", "token", "on-call", "-n", "default"])).trim();
+    const get = (path: string, bearer?: string) =>
+      fetch(`${kubeLoom.secureUrl}${path}`, {
+        headers: bearer ? { Authorization: `Bearer ${bearer}` } : {},
+        // Only the status codes matter here; secure-serving.test.ts checks the certificate.
+        tls: { rejectUnauthorized: false },
+      } as RequestInit).then((response) => response.status);
+    const statuses = async (bearer?: string) => Object.fromEntries(await Promise.all(["/debug/status", "/debug/status.json", "/metrics"].map(async (path) => [path, await get(path, bearer)])));
+    expect(await statuses()).toEqual({ "/debug/status": 401, "/debug/status.json": 401, "/metrics": 401 });
+    expect(await statuses(token)).toEqual({ "/debug/status": 200, "/debug/status.json": 200, "/metrics": 403 });
   });
 });
