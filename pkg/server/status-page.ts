@@ -11,8 +11,8 @@ export interface StatusSource {
   snapshot(): Promise<StatusSnapshot>;
 }
 
-export const statusPagePath = "/debug/status";
-export const statusDataPath = "/debug/status.json";
+const statusPagePath = "/debug/status";
+const statusDataPath = "/debug/status.json";
 
 const refreshIntervalMs = 2_000;
 

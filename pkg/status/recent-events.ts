@@ -4,7 +4,7 @@
 import type { KubeEvent, ObjectReference } from "../events/event.ts";
 import type { RecentEventStatus } from "./status-snapshot.ts";
 
-export const defaultRecentEventCapacity = 50;
+const defaultRecentEventCapacity = 50;
 
 export class RecentEvents {
   private readonly entries: { identity: string; status: RecentEventStatus }[] = [];

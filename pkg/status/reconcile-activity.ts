@@ -14,7 +14,7 @@ export interface ReconcileActivityLimits {
   errors: number;
 }
 
-export const defaultReconcileActivityLimits: ReconcileActivityLimits = { samples: 256, errors: 5 };
+const defaultReconcileActivityLimits: ReconcileActivityLimits = { samples: 256, errors: 5 };
 
 export interface ReconcileActivitySummary {
   outcomes: ReconcileOutcomeCounts;
