@@ -160,6 +160,21 @@ describe("DeltaFIFO", () => {
     controller.abort();
     expect(await waiting).toBe(false);
   });
+
+  test("popReady takes a ready key at once with its cache key, and nothing while none is ready or a replace runs", async () => {
+    const fifo = new DeltaFIFO();
+    const seen: string[] = [];
+    const record = (deltas: Delta[], isInInitialList: boolean, key: string) => void seen.push(`${key} ${deltas.map(show).join(",")} ${isInInitialList}`);
+    expect(fifo.popReady(record)).toBe(false);
+    const replacing = fifo.replace([v("ns/a", "1"), v("ns/b", "2")], "2");
+    expect(fifo.popReady(record)).toBe(false);
+    await replacing;
+    expect(fifo.popReady(record)).toBe(true);
+    expect(fifo.hasSynced()).toBe(false);
+    expect(fifo.popReady(record)).toBe(true);
+    expect(fifo.hasSynced()).toBe(true);
+    expect(seen).toEqual(["ns/a Replaced:1 true", "ns/b Replaced:2 true"]);
+  });
   test("a big replace runs in time slices: a timer due meanwhile fires before it ends, and a pop waits for it to end", async () => {
     // The replace looks for deletions among the known objects only once every listed object is queued.
     let deletionsChecked = false;

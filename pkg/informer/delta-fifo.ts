@@ -15,7 +15,7 @@ export interface KnownObjects<T> {
 }
 
 /** Handles one key's deltas, oldest first. `isInInitialList`: the key came from the first list. */
-export type PopProcessFunc<T extends KubeObject> = (deltas: Delta<T>[], isInInitialList: boolean) => void | Promise<void>;
+export type PopProcessFunc<T extends KubeObject> = (deltas: Delta<T>[], isInInitialList: boolean, key: string) => void | Promise<void>;
 
 export interface DeltaFIFOOptions<T extends KubeObject> {
   knownObjects?: KnownObjects<T>;
@@ -77,8 +77,10 @@ export class DeltaFIFO<T extends KubeObject = KubeObject> implements ReflectorSt
     const slicer = new TimeSlicer({ callsPerCheck: 32 });
     const listed = new Set<string>();
     for (const obj of list) {
-      listed.add(deletionHandlingKeyFunc(obj));
-      this.queueAction("Replaced", obj);
+      // One key string per object, all the way to the cache: each new one costs a hash.
+      const key = deletionHandlingKeyFunc(obj);
+      listed.add(key);
+      this.queueAction("Replaced", obj, key);
       if (slicer.due()) await slicer.yield();
     }
     let deletions = 0;
@@ -88,7 +90,7 @@ export class DeltaFIFO<T extends KubeObject = KubeObject> implements ReflectorSt
       const newest = deltas.at(-1)?.object;
       if (newest === undefined) continue;
       deletions++;
-      this.queueAction("Deleted", new DeletedFinalStateUnknown(key, newest instanceof DeletedFinalStateUnknown ? newest.obj : newest));
+      this.queueAction("Deleted", new DeletedFinalStateUnknown(key, newest instanceof DeletedFinalStateUnknown ? newest.obj : newest), key);
     }
     for (const key of this.knownObjects?.listKeys() ?? []) {
       if (slicer.due()) await slicer.yield();
@@ -96,7 +98,7 @@ export class DeltaFIFO<T extends KubeObject = KubeObject> implements ReflectorSt
       const obj = this.knownObjects?.getByKey(key);
       if (obj === undefined) continue;
       deletions++;
-      this.queueAction("Deleted", new DeletedFinalStateUnknown(key, obj));
+      this.queueAction("Deleted", new DeletedFinalStateUnknown(key, obj), key);
     }
     if (!this.populated) {
       this.populated = true;
@@ -110,7 +112,7 @@ export class DeltaFIFO<T extends KubeObject = KubeObject> implements ReflectorSt
     for (const key of this.knownObjects.listKeys()) {
       if (this.items.has(key)) continue;
       const obj = this.knownObjects.getByKey(key);
-      if (obj !== undefined) this.queueAction("Sync", obj);
+      if (obj !== undefined) this.queueAction("Sync", obj, key);
     }
   }
 
@@ -119,22 +121,49 @@ export class DeltaFIFO<T extends KubeObject = KubeObject> implements ReflectorSt
    * Resolves false, without processing, once `signal` aborts. Meant for a single consumer.
    */
   async pop(process: PopProcessFunc<T>, signal?: AbortSignal): Promise<boolean> {
-    while (this.items.size === 0 || this.replacing) {
+    while (!this.ready()) {
       if (signal?.aborted) return false;
       await this.nextArrival(signal);
     }
     if (signal?.aborted) return false;
+    const { deltas, isInInitialList, key } = this.take();
+    try {
+      await process(deltas, isInInitialList, key);
+    } finally {
+      this.processed();
+    }
+    return true;
+  }
+
+  /**
+   * Pops and processes one key if one is ready now, without waiting; false when none is. For a
+   * consumer with a synchronous `process`: a big list then costs no promise per key.
+   */
+  popReady(process: (deltas: Delta<T>[], isInInitialList: boolean, key: string) => void): boolean {
+    if (!this.ready()) return false;
+    const { deltas, isInInitialList, key } = this.take();
+    try {
+      process(deltas, isInInitialList, key);
+    } finally {
+      this.processed();
+    }
+    return true;
+  }
+
+  private ready(): boolean {
+    return this.items.size > 0 && this.replacing === undefined;
+  }
+
+  private take(): { deltas: Delta<T>[]; isInInitialList: boolean; key: string } {
     const key = this.queue.shift() as string;
     const deltas = this.items.get(key) as Delta<T>[];
     this.items.delete(key);
-    const isInInitialList = !this.hasSynced();
-    try {
-      await process(deltas, isInInitialList);
-    } finally {
-      // Counted down only after processing, so hasSynced never runs ahead of the consumer.
-      if (this.initialPopulationCount > 0) this.initialPopulationCount--;
-    }
-    return true;
+    return { deltas, isInInitialList: !this.hasSynced(), key };
+  }
+
+  /** Counted down only after processing, so hasSynced never runs ahead of the consumer. */
+  private processed(): void {
+    if (this.initialPopulationCount > 0) this.initialPopulationCount--;
   }
 
   /** True once the first replace happened and all the keys it queued were processed. */
@@ -142,8 +171,7 @@ export class DeltaFIFO<T extends KubeObject = KubeObject> implements ReflectorSt
     return this.populated && this.initialPopulationCount === 0;
   }
 
-  private queueAction(type: DeltaType, obj: T | DeletedFinalStateUnknown<T>): void {
-    const key = deletionHandlingKeyFunc(obj);
+  private queueAction(type: DeltaType, obj: T | DeletedFinalStateUnknown<T>, key = deletionHandlingKeyFunc(obj)): void {
     const object = this.transform && type !== "Sync" && !(obj instanceof DeletedFinalStateUnknown) ? this.transform(obj) : obj;
     let deltas = this.items.get(key);
     if (!deltas) {
@@ -169,6 +197,7 @@ export class DeltaFIFO<T extends KubeObject = KubeObject> implements ReflectorSt
   }
 
   private wake(): void {
+    if (this.waiters.size === 0) return;
     for (const waiter of [...this.waiters]) waiter();
   }
 }

@@ -45,6 +45,15 @@ describe("Indexer", () => {
     expect(indexer.listKeys().sort()).toEqual(["ns/a", "ns/b"]);
   });
 
+  test("putByKey files the object under the key it is given, with its index values", () => {
+    const indexer = newIndexer();
+    indexer.putByKey("ns/a", owned("ns/a", "u1"));
+    indexer.putByKey("ns/a", owned("ns/a", "u2", "u2"));
+    expect(indexer.getByKey("ns/a")?.metadata?.ownerReferences?.map((ref) => ref.uid)).toEqual(["u2", "u2"]);
+    expect(indexer.byIndex(ownerUidIndexName, "u1")).toEqual([]);
+    expect(indexer.indexKeys(ownerUidIndexName, "u2")).toEqual(["ns/a"]);
+  });
+
   test("update replaces the object and moves it between index values", () => {
     const indexer = newIndexer();
     indexer.add(owned("ns/a", "u1", "u2"));

@@ -8,6 +8,9 @@ import type { Store } from "./store.ts";
 export type IndexFunc<T> = (obj: T) => string[];
 export type Indexers<T> = Record<string, IndexFunc<T>>;
 
+/** No index values: an object not cached before, or no longer. */
+const noValues: readonly (readonly string[])[] = [];
+
 export class Indexer<T extends KubeObject = KubeObject> implements Store<T> {
   private readonly items = new Map<string, T>();
   private readonly indexers = new Map<string, IndexFunc<T>>();
@@ -20,18 +23,27 @@ export class Indexer<T extends KubeObject = KubeObject> implements Store<T> {
 
   /** Adds or replaces the object under its key. */
   add(obj: T): void {
-    this.put(metaNamespaceKeyFunc(obj), obj);
+    this.putByKey(metaNamespaceKeyFunc(obj), obj);
   }
 
   update(obj: T): void {
-    this.put(metaNamespaceKeyFunc(obj), obj);
+    this.putByKey(metaNamespaceKeyFunc(obj), obj);
+  }
+
+  /** Adds or replaces the object under `key`, which must be its key: for callers that have it already. */
+  putByKey(key: string, obj: T): void {
+    // Index values are computed before anything changes, so an index function that throws leaves the store intact.
+    const newValues = this.indexValues(obj);
+    const old = this.items.get(key);
+    this.reindex(key, old === undefined ? noValues : this.indexValues(old), newValues);
+    this.items.set(key, obj);
   }
 
   delete(obj: T | DeletedFinalStateUnknown<T>): void {
     const key = obj instanceof DeletedFinalStateUnknown ? obj.key : metaNamespaceKeyFunc(obj);
     const old = this.items.get(key);
     if (old === undefined) return;
-    this.reindex(key, this.indexValues(old), new Map());
+    this.reindex(key, this.indexValues(old), noValues);
     this.items.delete(key);
   }
 
@@ -40,7 +52,7 @@ export class Indexer<T extends KubeObject = KubeObject> implements Store<T> {
     const keyed = items.map((obj) => [metaNamespaceKeyFunc(obj), obj] as const);
     this.items.clear();
     for (const index of this.indices.values()) index.clear();
-    for (const [key, obj] of keyed) this.put(key, obj);
+    for (const [key, obj] of keyed) this.putByKey(key, obj);
   }
 
   get(obj: T): T | undefined {
@@ -99,41 +111,25 @@ export class Indexer<T extends KubeObject = KubeObject> implements Store<T> {
     if (conflicts.length > 0) throw new Error(`indexer conflict: ${conflicts.join(", ")}`);
     for (const [name, fn] of Object.entries(indexers)) {
       this.indexers.set(name, fn);
-      this.indices.set(name, new Map());
-      for (const [key, obj] of this.items) this.reindex(key, new Map(), new Map([[name, new Set(fn(obj))]]));
+      const index = new Map<string, Set<string>>();
+      this.indices.set(name, index);
+      for (const [key, obj] of this.items) moveKey(index, key, [], fn(obj));
     }
   }
 
-  private put(key: string, obj: T): void {
-    // Index values are computed before anything changes, so an index function that throws leaves the store intact.
-    const newValues = this.indexValues(obj);
-    const old = this.items.get(key);
-    this.reindex(key, old === undefined ? new Map() : this.indexValues(old), newValues);
-    this.items.set(key, obj);
-  }
-
-  private indexValues(obj: T): Map<string, Set<string>> {
-    const values = new Map<string, Set<string>>();
-    for (const [name, fn] of this.indexers) values.set(name, new Set(fn(obj)));
+  /** Each index function's values for `obj`, in the order of `indexers` (and so of `indices`). */
+  private indexValues(obj: T): string[][] {
+    const values: string[][] = [];
+    for (const fn of this.indexers.values()) values.push(fn(obj));
     return values;
   }
 
-  /** Moves `key` from the old index values to the new ones, dropping emptied value sets. */
-  private reindex(key: string, oldValues: Map<string, Set<string>>, newValues: Map<string, Set<string>>): void {
-    for (const [name, index] of this.indices) {
-      const before = oldValues.get(name) ?? new Set<string>();
-      const after = newValues.get(name) ?? new Set<string>();
-      for (const value of before) {
-        if (after.has(value)) continue;
-        const keys = index.get(value);
-        keys?.delete(key);
-        if (keys?.size === 0) index.delete(value);
-      }
-      for (const value of after) {
-        let keys = index.get(value);
-        if (!keys) index.set(value, (keys = new Set()));
-        keys.add(key);
-      }
+  /** Moves `key` from the old index values to the new ones (both in the order of `indices`). */
+  private reindex(key: string, oldValues: readonly (readonly string[])[], newValues: readonly (readonly string[])[]): void {
+    let i = 0;
+    for (const index of this.indices.values()) {
+      moveKey(index, key, oldValues[i] ?? [], newValues[i] ?? []);
+      i++;
     }
   }
 
@@ -150,5 +146,23 @@ export class Indexer<T extends KubeObject = KubeObject> implements Store<T> {
     const index = this.indices.get(indexName);
     if (!index) throw new Error(`index with name "${indexName}" does not exist`);
     return index;
+  }
+}
+
+/**
+ * Files `key` under the values in `after` and takes it out of those only in `before`, dropping
+ * emptied value sets. Most objects have one value per index, so plain arrays serve, not sets.
+ */
+function moveKey(index: Map<string, Set<string>>, key: string, before: readonly string[], after: readonly string[]): void {
+  for (const value of before) {
+    if (after.includes(value)) continue;
+    const keys = index.get(value);
+    keys?.delete(key);
+    if (keys?.size === 0) index.delete(value);
+  }
+  for (const value of after) {
+    let keys = index.get(value);
+    if (!keys) index.set(value, (keys = new Set()));
+    keys.add(key);
   }
 }

@@ -68,7 +68,9 @@ export class ProcessorListener<T extends KubeObject> {
       const notification = this.buffer[this.head++] as Notification<T>;
       this.compact();
       try {
-        await this.deliver(notification);
+        // Only an asynchronous handler is awaited: a microtask per notification adds up over a big list.
+        const pending = this.deliver(notification);
+        if (pending) await pending;
       } catch (err) {
         this.onFailure(err, notification);
       } finally {

@@ -193,13 +193,17 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
   private async processLoop(signal: AbortSignal): Promise<void> {
     // Popping a ready key never waits on a timer: a full queue would hold up the event loop without the slices.
     const slicer = new TimeSlicer({ callsPerCheck: 32 });
-    while (await this.queue.pop((deltas, isInInitialList) => this.handleDeltas(deltas, isInInitialList), signal)) {
-      if (slicer.due()) await slicer.yield();
+    const handle = (deltas: Delta<T>[], isInInitialList: boolean, key: string) => this.handleDeltas(deltas, isInInitialList, key);
+    while (await this.queue.pop(handle, signal)) {
+      // The keys already queued (a whole list, after a replace) are taken without an await each.
+      do {
+        if (slicer.due()) await slicer.yield();
+      } while (!signal.aborted && this.queue.popReady(handle));
     }
   }
 
   /** Brings the cache up to date with one key's deltas and tells the handlers, in order. */
-  private handleDeltas(deltas: Delta<T>[], isInInitialList: boolean): void {
+  private handleDeltas(deltas: Delta<T>[], isInInitialList: boolean, key: string): void {
     for (const delta of deltas) {
       try {
         if (delta.type === "Deleted") {
@@ -208,12 +212,11 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
           continue;
         }
         const obj = delta.object;
-        const old = this.indexer.get(obj);
+        const old = this.indexer.getByKey(key);
+        this.indexer.putByKey(key, obj);
         if (old === undefined) {
-          this.indexer.add(obj);
           this.distribute({ type: "add", obj, isInInitialList }, false);
         } else {
-          this.indexer.update(obj);
           this.distribute({ type: "update", oldObj: old, newObj: obj }, isResync(old, obj));
         }
       } catch (err) {
