@@ -49,6 +49,11 @@ export class FakeClock implements Clock {
     return this.pending.filter((p) => !p.cancelled).length;
   }
 
+  /** Moves time forward by `ms` without firing any timer, as a process frozen (SIGSTOP) sees it when it resumes. */
+  advanceWithoutTimers(ms: number): void {
+    this.current += ms;
+  }
+
   /** Moves time forward by `ms`, firing every timer that falls due, in order; lets promise callbacks run in between. */
   async advance(ms: number): Promise<void> {
     const target = this.current + ms;

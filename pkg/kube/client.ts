@@ -59,6 +59,11 @@ export function withRateLimit(client: KubeClient, qps: number, burst: number, co
   return clientOver(client.config, client.rest.withThrottle(new TokenBucket(qps, burst), agent));
 }
 
+/** The same client, refusing every write that `guard` throws for (the controllers' clients while leading). */
+export function withWriteGuard(client: KubeClient, guard: () => void): KubeClient {
+  return clientOver(client.config, client.rest.withWriteGuard(guard));
+}
+
 function clientOver(config: ClientConfig, rest: RestClient): KubeClient {
   return {
     config,

@@ -45,6 +45,20 @@ describe("RestClient", () => {
     expect(seen?.init.body).toBe('{"a":1}');
   });
 
+  test("a write guard refuses writes before they are sent, and lets reads through", async () => {
+    const sent: string[] = [];
+    const guarded = client(async (_url, init) => {
+      sent.push(String(init.method));
+      return new Response("{}", { status: 200 });
+    }).withWriteGuard(() => {
+      throw new Error("not leading");
+    });
+    await guarded.request({ method: "GET", path: "/api/v1/namespaces/d/pods" });
+    await expect(guarded.request({ method: "POST", path: "/api/v1/namespaces/d/pods", body: {} })).rejects.toThrow("not leading");
+    await expect(guarded.request({ method: "DELETE", path: "/api/v1/namespaces/d/pods/a" })).rejects.toThrow("not leading");
+    expect(sent).toEqual(["GET"]);
+  });
+
   test("an error status becomes an ApiError with the server's reason and message", async () => {
     const status = { kind: "Status", status: "Failure", reason: "NotFound", code: 404, message: 'configmaps "x" not found' };
     const observed: string[] = [];

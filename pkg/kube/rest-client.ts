@@ -45,6 +45,8 @@ export interface RestClientOptions {
    */
   timeoutMs: number;
   observer?: RequestObserver;
+  /** Called before every request that is not a GET; throws to refuse it (e.g. a leader no longer sure it leads). */
+  writeGuard?: () => void;
 }
 
 export class RestClient {
@@ -59,6 +61,11 @@ export class RestClient {
   /** The same server, credentials and settings behind another rate limiter (client-go: one client per controller). */
   withThrottle(throttle: RequestThrottle, userAgent = this.options.userAgent): RestClient {
     return new RestClient({ ...this.options, throttle, userAgent });
+  }
+
+  /** The same client, refusing every write that `guard` throws for. */
+  withWriteGuard(guard: () => void): RestClient {
+    return new RestClient({ ...this.options, writeGuard: guard });
   }
 
   /** Sends a request and returns the parsed JSON body (undefined for an empty body). */
@@ -113,6 +120,7 @@ export class RestClient {
 
   /** Sends the request under a progress deadline, armed now and re-armed when the headers arrive. */
   private async start(request: RestRequest, throttled = true): Promise<{ response: Response; deadline: ProgressDeadline | undefined }> {
+    if (request.method !== "GET") this.options.writeGuard?.();
     const timeoutMs = request.timeoutMs === undefined ? this.options.timeoutMs : request.timeoutMs;
     const deadline = timeoutMs ? new ProgressDeadline(timeoutMs) : undefined;
     try {

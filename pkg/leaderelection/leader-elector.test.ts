@@ -5,7 +5,7 @@ import { elapse, elapseUntil, FakeLeaseLock, FakeLeaseStore } from "../../test/s
 import { FakeClock } from "../clock/fake-clock.ts";
 import type { Logger } from "../log/logger.ts";
 import { PrometheusLeaderElectionMetrics } from "../metrics/leader-election-metrics.ts";
-import { LeaderElector, type LeaderElectorConfig } from "./leader-elector.ts";
+import { LeaderElector, type LeaderElectorConfig, NotLeadingError } from "./leader-elector.ts";
 import type { LeaderElectionRecord } from "./lease-lock.ts";
 import type { LeaderElectionMetrics } from "./metrics.ts";
 
@@ -229,6 +229,50 @@ describe("LeaderElector", () => {
     expect(a.seen.leading[0]?.aborted).toBe(false);
     for (const candidate of [a, b]) candidate.cancel.abort();
     await Promise.all([a.finished, b.finished]);
+  });
+
+  test("a leader that sees another candidate hold a later term stops at once, without releasing the Lease", async () => {
+    const store = new FakeLeaseStore();
+    const a = startCandidate(store, "a", { releaseOnCancel: true });
+    await elapse(1_000, a.clock);
+    const leading = a.seen.leading[0];
+    // c took over while a was frozen; a's Lease informer delivers that as soon as a runs again.
+    const takeover = store.write("c", "update", heldRecord("c", a.clock.now(), { leaseTransitions: 1 })).record;
+    a.elector.observe(takeover);
+    await elapse(100, a.clock);
+    expect(leading?.aborted).toBe(true);
+    expect(String(leading?.reason)).toContain("the lease is held by another candidate");
+    await a.finished;
+    expect(a.seen.stopped).toBe(1);
+    expect(store.lease?.record.holderIdentity).toBe("c");
+  });
+
+  test("a leader ignores a stale copy of the Lease from before its own term", async () => {
+    const store = new FakeLeaseStore();
+    const stale = store.write("old", "update", heldRecord("old", start - 60_000, { leaseTransitions: 4 })).record;
+    const a = startCandidate(store, "a");
+    await elapseUntil(() => a.elector.isLeader(), 30_000, a.clock);
+    a.elector.observe(stale);
+    await elapse(5_000, a.clock);
+    expect(a.elector.isLeader()).toBe(true);
+    expect(a.seen.leading[0]?.aborted).toBe(false);
+    a.cancel.abort();
+    await a.finished;
+  });
+
+  test("assertLeading: a standby may not write; a leader may until its last renewal is older than the renew deadline", async () => {
+    const store = new FakeLeaseStore();
+    const a = startCandidate(store, "a");
+    await elapse(100, a.clock);
+    const b = startCandidate(store, "b");
+    await elapse(100, a.clock, b.clock);
+    expect(() => a.elector.assertLeading()).not.toThrow();
+    expect(() => b.elector.assertLeading()).toThrow(NotLeadingError);
+    // Frozen: no timer runs and no renewal happens, then the process resumes and a worker writes.
+    a.clock.advanceWithoutTimers(timing.renewDeadlineMs + 1);
+    expect(() => a.elector.assertLeading()).toThrow("longer than the renew deadline (10 s): another replica may lead");
+    for (const candidate of [a, b]) candidate.cancel.abort();
+    await elapse(100, a.clock, b.clock);
   });
 
   test("a renewal that fails once is retried within the deadline and leadership goes on", async () => {

@@ -7,6 +7,7 @@
 // "Measured locally" means on the monotonic clock: a stepped wall clock moves nothing here;
 // the wall clock only fills the Lease's acquireTime and renewTime for people to read.
 import { type Clock, realClock } from "../clock/clock.ts";
+import { ExpectedError } from "../errors/expected-error.ts";
 import { isConflict } from "../kube/errors.ts";
 import { type Logger, silentLogger } from "../log/logger.ts";
 import { type LeaderElectionRecord, type LeaseLock, type ObservedLeaderElectionRecord, rawLeaderElectionRecord } from "./lease-lock.ts";
@@ -55,6 +56,11 @@ const emptyRecord: LeaderElectionRecord = {
   leaseTransitions: 0,
 };
 
+/** A write refused because this process cannot be sure it still leads. */
+export class NotLeadingError extends ExpectedError {
+  override readonly name = "NotLeadingError";
+}
+
 export class LeaderElector {
   private readonly config: LeaderElectorConfig;
   private readonly lock: LeaseLock;
@@ -68,6 +74,8 @@ export class LeaderElector {
   private reportedLeader = "";
   /** Aborted by observe() to end the current acquire wait early. */
   private wakeUp: AbortController | undefined;
+  /** Aborted by observe() when, while leading, the Lease is seen held by someone else. */
+  private overtaken: AbortController | undefined;
 
   constructor(config: LeaderElectorConfig) {
     validate(config);
@@ -89,6 +97,23 @@ export class LeaderElector {
     return this.observedRecord.holderIdentity;
   }
 
+  /**
+   * Throws NotLeadingError unless this process leads and renewed the Lease within the renew
+   * deadline. No standby can take over before the lease duration has passed since the last
+   * renewal it saw, so a write let through here cannot overlap another leader's — even after
+   * this process was frozen (SIGSTOP, a stalled VM) for longer than the lease lasts, which
+   * client-go does not guard against.
+   */
+  assertLeading(): void {
+    if (!this.isLeader()) throw new NotLeadingError(`this process does not hold the Lease ${this.lock.describe()}`);
+    const sinceRenewalMs = this.clock.monotonic() - this.observedAt;
+    if (sinceRenewalMs > this.config.renewDeadlineMs) {
+      throw new NotLeadingError(
+        `this process last renewed the Lease ${this.lock.describe()} ${(sinceRenewalMs / 1000).toFixed(1)} s ago, longer than the renew deadline (${this.config.renewDeadlineMs / 1000} s): another replica may lead`,
+      );
+    }
+  }
+
   /** The Lease's record as last seen or written: holder, acquire and renew times, transitions. */
   get observedLeaderRecord(): Readonly<LeaderElectionRecord> {
     return this.observedRecord;
@@ -108,10 +133,13 @@ export class LeaderElector {
       if (!(await this.acquire(signal))) return;
       const stopLeading = new AbortController();
       const leading = AbortSignal.any([signal, stopLeading.signal]);
+      this.overtaken = new AbortController();
       this.callAsync("onStartedLeading", () => this.config.callbacks.onStartedLeading(leading));
-      if ((await this.renew(signal)) === "deadline-missed") {
-        this.logger.error("failed to renew lease");
-        stopLeading.abort(new Error(`failed to renew lease ${this.lock.describe()}`));
+      const outcome = await this.renew(AbortSignal.any([signal, this.overtaken.signal]));
+      if (outcome === "deadline-missed" || this.overtaken.signal.aborted) {
+        const why = outcome === "deadline-missed" ? "failed to renew lease" : "the lease is held by another candidate";
+        this.logger.error({ holder: this.observedRecord.holderIdentity }, why);
+        stopLeading.abort(new Error(`${why} ${this.lock.describe()}`));
       } else if (this.config.releaseOnCancel) {
         // Only on cancellation: after a failed renewal another candidate may already hold the lease.
         await this.release();
@@ -159,7 +187,16 @@ export class LeaderElector {
    * of a poll up to 2.2 retry periods later; a released lease (no holder) is taken at once.
    */
   observe(record: LeaderElectionRecord): void {
-    if (this.isLeader()) return;
+    if (this.isLeader()) {
+      // Someone else took the Lease over (a later term: more transitions than ours, so not a stale
+      // copy from before we took it): we were cut off or frozen past its expiry. Stop now.
+      const later = record.leaseTransitions > this.observedRecord.leaseTransitions;
+      if (later && record.holderIdentity !== "" && record.holderIdentity !== this.lock.identity) {
+        this.setObservedRecord(record);
+        this.overtaken?.abort();
+      }
+      return;
+    }
     const raw = rawLeaderElectionRecord(record);
     if (raw === this.observedRaw) return;
     this.setObservedRecord(record);

@@ -1,5 +1,6 @@
 // The enabled controllers, built over the shared machinery. They run only while this process
 // leads; each one starts as soon as the caches it reads have synced, and none waits for another.
+import { withWriteGuard } from "../kube/client.ts";
 import { type CacheSyncSource, describeUnsynced, unsyncedSources, waitForNamedCacheSync } from "../informer/wait-for-cache-sync.ts";
 import type { Logger } from "../log/logger.ts";
 import type { HealthCheck } from "../server/health.ts";
@@ -23,14 +24,20 @@ export class ControllerGroup {
     descriptors: readonly ControllerDescriptor[],
     context: ControllerContext,
     endpoints: HttpEndpoints,
-    clientFor?: ClientForController,
+    clients: {
+      /** Under --use-service-account-credentials: each controller's own client. */
+      clientFor?: ClientForController | undefined;
+      /** With leader election: refuses a controller's write once this process is not sure it leads. */
+      writeGuard?: (() => void) | undefined;
+    } = {},
   ): Promise<ControllerGroup> {
     const controllers = new Map<string, RunningController>();
     for (const name of enabled) {
       const descriptor = descriptors.find((d) => d.name === name);
       if (!descriptor) throw new Error(`no descriptor for enabled controller "${name}"`);
       const logger = context.logger.child({ controller: name });
-      const client = clientFor ? await clientFor(descriptor) : context.client;
+      const own = clients.clientFor ? await clients.clientFor(descriptor) : context.client;
+      const client = clients.writeGuard ? withWriteGuard(own, clients.writeGuard) : own;
       const controller = await descriptor.create({ ...context, client, logger });
       if (!controller) {
         logger.warn("controller is not started");

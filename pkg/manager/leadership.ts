@@ -99,6 +99,11 @@ export class Leadership {
   }
 
   /** The Lease as this process sees it, for the status page. */
+  /** Throws NotLeadingError unless this process leads and renewed the Lease within the renew deadline. */
+  assertLeading(): void {
+    this.elector.assertLeading();
+  }
+
   status(): LeaderElectionStatus {
     return leaderElectionStatus(this.leaseName, this.elector, this.candidates);
   }

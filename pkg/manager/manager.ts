@@ -125,6 +125,9 @@ export class Manager {
     });
     this.status.attach({ informers: () => informers.list() });
 
+    // The controllers' writes go through only while this process is sure it leads (see assertLeading).
+    let leadership: Leadership | undefined;
+    const writeGuard = options.leaderElection.enabled ? () => leadership?.assertLeading() : undefined;
     this.controllers = await ControllerGroup.create(
       options.enabledControllers,
       this.descriptors,
@@ -140,14 +143,15 @@ export class Manager {
         identity,
       },
       this.endpoints,
-      clientFor,
+      { clientFor, writeGuard },
     );
     const controllers = this.controllers;
     this.status.attach({ controllers: () => controllers.statusReports() });
-    const leadership = options.leaderElection.enabled
+    leadership = options.leaderElection.enabled
       ? new Leadership({ options, client, identity, informers, events, endpoints: this.endpoints, logger })
       : undefined;
-    if (leadership) this.status.attach({ leaderElection: () => leadership.status() });
+    const elected = leadership;
+    if (elected) this.status.attach({ leaderElection: () => elected.status() });
 
     const informersStop = new AbortController();
     await services.start({

@@ -185,4 +185,22 @@ describe("leader election between separate kube-loom processes", () => {
       await proxy.stop();
     }
   }, 240_000);
+  test("a leader frozen past its lease (SIGSTOP) acts no more once it runs again: the takeover is seen, writes are refused, it exits", async () => {
+    const log = probeLog("frozen");
+    const first = await startInstance("frozen", log);
+    await waitUntil(() => isLeading(first), "the first instance leads");
+    const second = await startInstance("frozen", log);
+    process.kill(first.pid, "SIGSTOP");
+    try {
+      await waitUntil(() => isLeading(second), "the second instance takes over", leaseDurationMs + 2 * retryPeriodMs + slackMs + 10_000, 250);
+      await Bun.sleep(1_000);
+    } finally {
+      process.kill(first.pid, "SIGCONT");
+    }
+    expect(await first.exited).not.toBe(0);
+    await Bun.sleep(1_000);
+    // The resumed process had reconciles due the moment it woke; none of them acted.
+    expect(leadershipTerms(readProbeLog(log))).toHaveLength(2);
+  }, 120_000);
 });
+
