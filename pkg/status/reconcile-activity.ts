@@ -5,7 +5,7 @@
 import type { Clock } from "../clock/clock.ts";
 import type { ReconcileOutcome } from "../controller/reconcile-metrics.ts";
 import { errorMessage } from "../errors/expected-error.ts";
-import type { KeyTiming, ReconcileErrorStatus, ReconcileOutcomeCounts } from "./status-snapshot.ts";
+import type { KeyTiming, ReconcileErrorStatus, ReconcileLoopStatus, ReconcileOutcomeCounts } from "./status-snapshot.ts";
 
 export interface ReconcileActivityLimits {
   /** Recent reconciles the quantiles are taken over. */
@@ -16,15 +16,11 @@ export interface ReconcileActivityLimits {
 
 const defaultReconcileActivityLimits: ReconcileActivityLimits = { samples: 256, errors: 5 };
 
-export interface ReconcileActivitySummary {
-  outcomes: ReconcileOutcomeCounts;
-  ratePerSecond: number;
-  p50Seconds: number | undefined;
-  p99Seconds: number | undefined;
-  sampleCount: number;
-  slowest: KeyTiming | undefined;
-  lastErrors: ReconcileErrorStatus[];
-}
+/** The part of a loop's status that its reconciles alone tell. */
+export type ReconcileActivitySummary = Pick<
+  ReconcileLoopStatus,
+  "outcomes" | "ratePerSecond" | "p50Seconds" | "p99Seconds" | "sampleCount" | "slowest" | "lastErrors"
+>;
 
 const rateWindowSeconds = 60;
 
