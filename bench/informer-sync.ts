@@ -1,47 +1,118 @@
 // Informer benchmark: time to sync and memory after sync for 10,000 and 50,000 ConfigMaps
-// (~1 KiB each) on one real API server, for kube-loom's informer, its metadata-only informer,
-// and @kubernetes/client-node's makeInformer. Each measurement runs in a fresh Bun process.
-//   bun bench/informer-sync.ts [sizes, default 10000,50000]
+// (~1 KiB each) on one real API server, for kube-loom's informer and its metadata-only
+// informer, client-go's (the library kube-controller-manager is built from: a
+// SharedInformerFactory informer over JSON like kube-loom and over protobuf as
+// kube-controller-manager sets it up, and a metadata informer), @kubernetes/client-node's
+// makeInformer, and the limit: the same first LIST read to its last byte without decoding.
+// Each measurement runs in a fresh process; rounds are interleaved and medians reported.
+//   bun bench/informer-sync.ts [sizes, default 10000,50000] [rounds, default 3]
 import { ControlPlane } from "../test/controlplane/control-plane.ts";
 import { createConfigMaps, ensureNamespace, fastClient } from "../test/integration/informer-fixtures.ts";
 import { clientNodeKubeconfig } from "./client-node-kubeconfig.ts";
+import { clientGoPeer, runClientGoPeer } from "./client-go-peer.ts";
+import { describeMachine } from "./machine.ts";
 import { printTable } from "./print-table.ts";
+import { median, ratio } from "./statistics.ts";
 
 const sizes = (process.argv[2] ?? "10000,50000").split(",").map(Number);
-const variants = ["kube-loom", "kube-loom-metadata", "client-node"] as const;
+const rounds = Number(process.argv[3] ?? 3);
+/** kube-loom's default client limits, given to every client that has a limiter. */
+const qps = "20";
+const burst = "30";
+
+type Variant =
+  | "kube-loom"
+  | "kube-loom-metadata"
+  | "client-go"
+  | "client-go-protobuf"
+  | "client-go-metadata"
+  | "client-node"
+  | "limit"
+  | "limit-metadata";
+const variants: readonly Variant[] = [
+  "kube-loom",
+  "kube-loom-metadata",
+  "client-go",
+  "client-go-protobuf",
+  "client-go-metadata",
+  "client-node",
+  "limit",
+  "limit-metadata",
+];
+const labels: Record<Variant, string> = {
+  "kube-loom": "kube-loom",
+  "kube-loom-metadata": "kube-loom metadata-only",
+  "client-go": "client-go SharedInformerFactory, JSON",
+  "client-go-protobuf": "client-go SharedInformerFactory, protobuf",
+  "client-go-metadata": "client-go metadatainformer",
+  "client-node": "client-node `makeInformer`",
+  limit: "limit: raw LIST, undecoded",
+  "limit-metadata": "limit: raw metadata LIST, undecoded",
+};
+/** Whom each variant is compared with: client-go and the limit of the same kind. */
+const references: Record<Variant, { clientGo: Variant; limit: Variant }> = {
+  "kube-loom": { clientGo: "client-go", limit: "limit" },
+  "kube-loom-metadata": { clientGo: "client-go-metadata", limit: "limit-metadata" },
+  "client-go": { clientGo: "client-go", limit: "limit" },
+  "client-go-protobuf": { clientGo: "client-go", limit: "limit" },
+  "client-go-metadata": { clientGo: "client-go-metadata", limit: "limit-metadata" },
+  "client-node": { clientGo: "client-go", limit: "limit" },
+  limit: { clientGo: "client-go", limit: "limit" },
+  "limit-metadata": { clientGo: "client-go-metadata", limit: "limit-metadata" },
+};
 
 interface Measurement {
-  variant: string;
   syncMs: number;
-  rssMiB: number;
-  heapMiB: number;
-  cached: number;
+  /** Absent for the limit, which keeps nothing. */
+  rssMiB?: number;
+  /** The same process before the informer existed. */
+  baseRssMiB?: number;
+  heapMiB?: number;
 }
 
-const controlPlane = await ControlPlane.start();
+const [controlPlane] = await Promise.all([ControlPlane.start(), clientGoPeer()]);
 try {
   const client = await fastClient(controlPlane.kubeconfigPath);
   const tokenKubeconfig = await clientNodeKubeconfig(controlPlane);
-  const rows: { size: number; results: Measurement[] }[] = [];
+  const results = new Map<string, Measurement[]>();
   for (const size of sizes) {
     const namespace = `bench-${size}`;
     await ensureNamespace(client, namespace);
     const created = performance.now();
     await createConfigMaps(client, namespace, Array.from({ length: size }, (_, i) => `cm-${i}`), 1024);
     console.error(`created ${size} ConfigMaps of 1 KiB in ${((performance.now() - created) / 1000).toFixed(1)} s`);
-    const results: Measurement[] = [];
-    for (const variant of variants) {
-      const kubeconfig = variant === "client-node" ? tokenKubeconfig : controlPlane.kubeconfigPath;
-      results.push(await measure(variant, kubeconfig, namespace, size));
+    for (let round = 1; round <= rounds; round++) {
+      for (const variant of variants) {
+        const kubeconfig = variant === "client-node" ? tokenKubeconfig : controlPlane.kubeconfigPath;
+        const measurement = await measure(variant, kubeconfig, namespace, size);
+        console.error(`${size} ${variant} round ${round}: ${JSON.stringify(measurement)}`);
+        const key = `${size} ${variant}`;
+        results.set(key, [...(results.get(key) ?? []), measurement]);
+      }
     }
-    rows.push({ size, results });
   }
-  printResults(rows);
+  printResults(results);
 } finally {
   await controlPlane.stop();
 }
 
-async function measure(variant: string, kubeconfig: string, namespace: string, size: number): Promise<Measurement> {
+function measure(variant: Variant, kubeconfig: string, namespace: string, size: number): Promise<Measurement> {
+  switch (variant) {
+    case "client-go":
+      return runClientGoPeer(["informer", kubeconfig, namespace, String(size), qps, burst]);
+    case "client-go-protobuf":
+      return runClientGoPeer(["informer-protobuf", kubeconfig, namespace, String(size), qps, burst]);
+    case "client-go-metadata":
+      return runClientGoPeer(["metadata-informer", kubeconfig, namespace, String(size), qps, burst]);
+    case "limit":
+    case "limit-metadata":
+      return runClientGoPeer(["list", kubeconfig, `/api/v1/namespaces/${namespace}/configmaps`, variant === "limit" ? "full" : "metadata", qps, burst]);
+    default:
+      return measureInBun(variant, kubeconfig, namespace, size);
+  }
+}
+
+async function measureInBun(variant: Variant, kubeconfig: string, namespace: string, size: number): Promise<Measurement> {
   const worker = Bun.spawn(["./node_modules/.bin/bun", "bench/informer-sync-worker.ts", variant, kubeconfig, namespace, String(size)], {
     stdout: "pipe",
     stderr: "pipe",
@@ -53,22 +124,59 @@ async function measure(variant: string, kubeconfig: string, namespace: string, s
   return JSON.parse(stdout.trim().split("\n").pop() ?? "") as Measurement;
 }
 
-function printResults(rows: { size: number; results: Measurement[] }[]): void {
-  const header = ["objects", "informer", "sync s", "RSS MiB", "heap MiB", "sync vs client-node", "RSS vs client-node"];
+function printResults(results: Map<string, Measurement[]>): void {
+  const header = [
+    "objects",
+    "informer",
+    "sync s",
+    "RSS MiB",
+    "RSS added MiB",
+    "heap MiB",
+    "sync vs client-go",
+    "sync vs limit",
+    "sync vs client-node",
+    "RSS vs client-go",
+    "RSS vs client-node",
+  ];
   const lines = [header];
-  for (const { size, results } of rows) {
-    const peer = results.find((r) => r.variant === "client-node");
-    for (const r of results) {
+  for (const size of sizes) {
+    const pick = (variant: Variant, field: keyof Measurement | "addedMiB") => {
+      const value = (m: Measurement) => (field === "addedMiB" ? (m.rssMiB ?? Number.NaN) - (m.baseRssMiB ?? Number.NaN) : m[field]);
+      const values = (results.get(`${size} ${variant}`) ?? []).map(value).filter((v): v is number => v !== undefined && !Number.isNaN(v));
+      return values.length > 0 ? median(values) : undefined;
+    };
+    for (const variant of variants) {
+      const syncMs = pick(variant, "syncMs") ?? Number.NaN;
+      const rss = pick(variant, "rssMiB");
+      const heap = pick(variant, "heapMiB");
+      const { clientGo, limit } = references[variant];
+      const full = !variant.endsWith("metadata");
       lines.push([
-        String(size),
-        r.variant,
-        (r.syncMs / 1000).toFixed(2),
-        r.rssMiB.toFixed(0),
-        r.heapMiB.toFixed(0),
-        peer ? `${(r.syncMs / peer.syncMs).toFixed(2)}×` : "",
-        peer ? `${(r.rssMiB / peer.rssMiB).toFixed(2)}×` : "",
+        size.toLocaleString("en-US"),
+        labels[variant],
+        (syncMs / 1000).toFixed(2),
+        rss?.toFixed(0) ?? "",
+        pick(variant, "addedMiB")?.toFixed(0) ?? "",
+        heap?.toFixed(0) ?? "",
+        ratio(syncMs, pick(clientGo, "syncMs")),
+        ratio(syncMs, pick(limit, "syncMs")),
+        full ? ratio(syncMs, pick("client-node", "syncMs")) : "",
+        rss === undefined ? "" : ratio(rss, pick(clientGo, "rssMiB")),
+        rss === undefined || !full ? "" : ratio(rss, pick("client-node", "rssMiB")),
       ]);
     }
+    const metadataShare = (metadata: Variant, fullVariant: Variant) =>
+      `${ratio(pick(metadata, "rssMiB") ?? Number.NaN, pick(fullVariant, "rssMiB"))} (added: ${ratio(pick(metadata, "addedMiB") ?? Number.NaN, pick(fullVariant, "addedMiB"))})`;
+    const protobuf = (field: "syncMs" | "rssMiB") => ratio(pick("kube-loom", field) ?? Number.NaN, pick("client-go-protobuf", field));
+    console.log(
+      `${size.toLocaleString("en-US")} objects: metadata-only RSS / full RSS: kube-loom ${metadataShare("kube-loom-metadata", "kube-loom")}, ` +
+        `client-go ${metadataShare("client-go-metadata", "client-go")}; kube-loom vs client-go with protobuf: sync ${protobuf("syncMs")}, RSS ${protobuf("rssMiB")}`,
+    );
   }
+  console.log(
+    `medians of ${rounds} interleaved rounds, each in a fresh process; clients limited to qps ${qps} / burst ${burst} (client-node has no limiter); ` +
+      "RSS added: RSS after sync minus the same process's before the informer existed",
+  );
+  console.log(describeMachine());
   printTable(lines);
 }
