@@ -1,50 +1,73 @@
 // Garbage collector against upstream: kube-loom's garbagecollector and kube-controller-manager
 // v1.33's garbage-collector-controller, one after the other on the same real API server, same
-// client settings (--kube-api-qps 20, so 40 for the collector in both). Measured per process:
-//   - start-up until all resource monitors synced, and RSS then, with a cluster of N objects
-//     (5,000 owners with 9 dependents each by default: the graph has edges);
-//   - a background cascade: delete an owner ConfigMap with D dependents, time until all are gone.
-//   bun bench/gc-cascade.ts [dependents, default 1000] [objects, default 50000] [rounds, default 2]
+// client settings (--kube-api-qps 20, so 40 for the collector in both; burst 30). Per round and
+// collector, in a cluster of N ConfigMaps (5,000 owners with 9 dependents each by default):
+//   - start-up until all resource monitors synced, and RSS then;
+//   - cascades, each timed from deleting the root to the last object gone: 1,000 dependents with
+//     background and with foreground propagation, and a 3-level tree (1 → 30 → 30×30) with each.
+// Per round also the limits: discovery plus every monitored resource's metadata LIST read
+// undecoded at the informers' QPS, and a plain client DELETEing the same number of objects at
+// the collector's QPS.
+//   bun bench/gc-cascade.ts [dependents, default 1000] [objects, default 50000] [rounds, default 3]
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureBinaries } from "../test/controlplane/binaries.ts";
 import { ControlPlane } from "../test/controlplane/control-plane.ts";
-import { type DaemonProcess, spawnDaemon, stopDaemon } from "../test/controlplane/daemon-process.ts";
+import { spawnDaemon, stopDaemon } from "../test/controlplane/daemon-process.ts";
 import { ensureNamespace, fastClient, inParallel } from "../test/integration/informer-fixtures.ts";
 import { buildKubeLoom } from "../test/support/kube-loom-binary.ts";
 import type { KubeClient } from "../pkg/kube/client.ts";
 import { resources } from "../pkg/kube/gvr.ts";
-import type { KubeObject } from "../pkg/kube/objects.ts";
+import type { KubeObject, OwnerReference } from "../pkg/kube/objects.ts";
 import { waitUntil } from "../test/support/eventually.ts";
-import { printTable } from "./print-table.ts";
+import { clientGoPeer, runClientGoPeer } from "./client-go-peer.ts";
+import { type Comparison, mebibytes, printComparison } from "./comparison.ts";
+import { residentMiB } from "./process-usage.ts";
 
 const dependents = Number(process.argv[2] ?? 1000);
 const objects = Number(process.argv[3] ?? 50_000);
-const rounds = Number(process.argv[4] ?? 2);
+const rounds = Number(process.argv[4] ?? 3);
+/** The collector's client in both: twice --kube-api-qps, --kube-api-burst as it is. */
+const collectorQps = "40";
+const collectorBurst = "30";
+/** The informers' client in both: --kube-api-qps and --kube-api-burst. */
+const informerQps = "20";
+const informerBurst = "30";
+const treeWidth = 30;
 
-interface Peer {
-  name: string;
+type System = "kube-controller-manager" | "kube-loom";
+
+interface Collector {
+  system: System;
   command(kubeconfig: string): string[];
   /** A log line saying the collector's monitors synced (or gave up waiting) and workers run. */
   ready: RegExp;
 }
 
-interface Measurement {
-  peer: string;
-  syncSeconds: number;
-  rssMiB: number;
-  cascadeSeconds: number;
+type Propagation = "Background" | "Foreground";
+
+interface Cascade {
+  name: string;
+  propagation: Propagation;
+  /** Creates the objects in `namespace`; returns the root's name and how many objects the collector must delete. */
+  create(client: KubeClient, namespace: string): Promise<{ root: string; collected: number }>;
 }
+
+const cascades: Cascade[] = (["Background", "Foreground"] as const).flatMap((propagation) => [
+  { name: `${propagation.toLowerCase()} cascade of ${dependents.toLocaleString("en-US")} dependents`, propagation, create: createFlat },
+  { name: `${propagation.toLowerCase()} tree 1 → ${treeWidth} → ${treeWidth}×${treeWidth}`, propagation, create: createTree },
+]);
 
 const [controlPlane, binaries, kubeLoomBinary] = await Promise.all([
   ControlPlane.start(),
   ensureBinaries({ withControllerManager: true }),
   buildKubeLoom(),
+  clientGoPeer(),
 ]);
 
-const peers: Peer[] = [
+const collectors: Collector[] = [
   {
-    name: "kube-controller-manager",
+    system: "kube-controller-manager",
     command: (kubeconfig) => [
       binaries.kubeControllerManager,
       `--kubeconfig=${kubeconfig}`,
@@ -55,20 +78,35 @@ const peers: Peer[] = [
     ready: /resource monitors (have synced|could not be synced)/,
   },
   {
-    name: "kube-loom",
-    command: (kubeconfig) => [kubeLoomBinary, `--kubeconfig=${kubeconfig}`, "--controllers=garbagecollector", "--leader-elect=false", "--port=0"],
+    system: "kube-loom",
+    command: (kubeconfig) => [
+      kubeLoomBinary,
+      `--kubeconfig=${kubeconfig}`,
+      "--controllers=garbagecollector",
+      "--leader-elect=false",
+      "--port=0",
+      "--secure-port=0",
+    ],
     ready: /resource monitors (have synced|synced in time)/,
   },
 ];
 
+/** Samples by figure ("sync", "rss", a cascade's name) and by system or "limit". */
+const samples = new Map<string, number[]>();
+const record = (figure: string, who: System | "limit", value: number) => {
+  const key = `${figure} ${who}`;
+  samples.set(key, [...(samples.get(key) ?? []), value]);
+};
+const recorded = (figure: string, who: System | "limit") => samples.get(`${figure} ${who}`) ?? [];
+
 try {
   const client = await fastClient(controlPlane.kubeconfigPath);
   await createCluster(client);
-  const results: Measurement[] = [];
   for (let round = 1; round <= rounds; round++) {
-    for (const peer of peers) results.push(await measure(client, peer, round));
+    for (const collector of collectors) await measure(client, collector, round);
+    await measureLimits(client, round);
   }
-  printResults(results);
+  printResults();
 } finally {
   await controlPlane.stop();
 }
@@ -85,43 +123,90 @@ async function createCluster(client: KubeClient): Promise<void> {
     const namespace = `team-${i % 50}`;
     const configMaps = client.dynamic.resource(resources.configMaps, namespace);
     const owner = await configMaps.create({ metadata: { name: `owner-${i}` }, data: { payload: "x".repeat(16) } } as KubeObject);
-    const ref = { apiVersion: "v1", kind: "ConfigMap", name: `owner-${i}`, uid: owner.metadata?.uid ?? "" };
     for (let j = 0; j < 9 && i * 10 + j + 1 < objects; j++) {
-      await configMaps.create({ metadata: { name: `owner-${i}-${j}`, ownerReferences: [ref] }, data: { payload: "x".repeat(16) } } as KubeObject);
+      await configMaps.create({ metadata: { name: `owner-${i}-${j}`, ownerReferences: [ownerRef(owner)] }, data: { payload: "x".repeat(16) } } as KubeObject);
     }
   });
   console.error(`created ${objects} ConfigMaps (${owners} owners) in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }
 
-async function measure(client: KubeClient, peer: Peer, round: number): Promise<Measurement> {
-  const logPath = join(controlPlane.dir, `${peer.name}-${round}.log`);
+/** A reference as controllers write it: blocking, so a foreground deletion waits for the dependent. */
+function ownerRef(owner: KubeObject): OwnerReference {
+  return { apiVersion: "v1", kind: "ConfigMap", name: owner.metadata?.name ?? "", uid: owner.metadata?.uid ?? "", controller: true, blockOwnerDeletion: true };
+}
+
+async function createFlat(client: KubeClient, namespace: string): Promise<{ root: string; collected: number }> {
+  const configMaps = client.dynamic.resource(resources.configMaps, namespace);
+  const owner = await configMaps.create({ metadata: { name: "owner" } });
+  const names = Array.from({ length: dependents }, (_, i) => `dependent-${i}`);
+  await inParallel(names, 32, (name) => configMaps.create({ metadata: { name, ownerReferences: [ownerRef(owner)] } }));
+  return { root: "owner", collected: dependents };
+}
+
+async function createTree(client: KubeClient, namespace: string): Promise<{ root: string; collected: number }> {
+  const configMaps = client.dynamic.resource(resources.configMaps, namespace);
+  const root = await configMaps.create({ metadata: { name: "root" } });
+  const children: KubeObject[] = [];
+  await inParallel(Array.from({ length: treeWidth }, (_, i) => `child-${i}`), 32, async (name) => {
+    children.push(await configMaps.create({ metadata: { name, ownerReferences: [ownerRef(root)] } }));
+  });
+  const grandchildren = children.flatMap((child) => Array.from({ length: treeWidth }, (_, j) => ({ child, name: `${child.metadata?.name}-${j}` })));
+  await inParallel(grandchildren, 32, ({ child, name }) => configMaps.create({ metadata: { name, ownerReferences: [ownerRef(child)] } }));
+  return { root: "root", collected: treeWidth + treeWidth * treeWidth };
+}
+
+async function measure(client: KubeClient, collector: Collector, round: number): Promise<void> {
+  const logPath = join(controlPlane.dir, `${collector.system}-${round}.log`);
   const started = performance.now();
-  const process = spawnDaemon(peer.command(controlPlane.kubeconfigPath), logPath);
+  const process = spawnDaemon(collector.command(controlPlane.kubeconfigPath), logPath);
   try {
-    await waitUntil(() => peer.ready.test(readFileSync(logPath, "utf8")), `${peer.name} to sync (log ${logPath})`, 300_000, 200);
+    await waitUntil(() => collector.ready.test(readFileSync(logPath, "utf8")), `${collector.system} to sync (log ${logPath})`, 300_000, 50);
     const syncSeconds = (performance.now() - started) / 1000;
+    record("sync", collector.system, syncSeconds);
     await Bun.sleep(5000);
-    const rssMiB = residentMiB(process);
-    const cascadeSeconds = await cascade(client, `cascade-${peer.name}-${round}`);
-    console.error(`${peer.name} round ${round}: synced in ${syncSeconds.toFixed(1)} s, RSS ${rssMiB.toFixed(0)} MiB, cascade ${cascadeSeconds.toFixed(1)} s`);
-    return { peer: peer.name, syncSeconds, rssMiB, cascadeSeconds };
+    const rss = residentMiB(process.pid);
+    record("rss", collector.system, rss);
+    const times: string[] = [];
+    for (const [i, cascade] of cascades.entries()) {
+      const seconds = await runCascade(client, cascade, `cascade-${collector.system}-${round}-${i}`);
+      record(cascade.name, collector.system, seconds);
+      times.push(seconds.toFixed(1));
+    }
+    console.error(`${collector.system} round ${round}: synced in ${syncSeconds.toFixed(2)} s, RSS ${rss.toFixed(0)} MiB, cascades ${times.join(" / ")} s`);
   } finally {
     await stopDaemon(process, "SIGTERM", 30_000);
   }
 }
 
-/** Seconds from deleting an owner to the last of its dependents gone. */
-async function cascade(client: KubeClient, namespace: string): Promise<number> {
+/** Seconds from deleting the root to the last object of the namespace gone. */
+async function runCascade(client: KubeClient, cascade: Cascade, namespace: string): Promise<number> {
   await ensureNamespace(client, namespace);
-  const configMaps = client.dynamic.resource(resources.configMaps, namespace);
-  const owner = await configMaps.create({ metadata: { name: "owner" } });
-  const ref = { apiVersion: "v1", kind: "ConfigMap", name: "owner", uid: owner.metadata?.uid ?? "" };
-  const names = Array.from({ length: dependents }, (_, i) => `dependent-${i}`);
-  await inParallel(names, 32, (name) => configMaps.create({ metadata: { name, ownerReferences: [ref] } }));
+  const { root } = await cascade.create(client, namespace);
   const started = performance.now();
-  await configMaps.delete("owner", { propagationPolicy: "Background" });
-  await waitUntil(async () => (await count(client, namespace)) === 0, `the cascade in ${namespace}`, 600_000, 200);
+  await client.dynamic.resource(resources.configMaps, namespace).delete(root, { propagationPolicy: cascade.propagation });
+  await waitUntil(async () => (await count(client, namespace)) === 0, `the ${cascade.name} in ${namespace}`, 900_000, 100);
   return (performance.now() - started) / 1000;
+}
+
+/** The same work without a collector: its start-up reads, and its DELETEs by a plain client at its QPS. */
+async function measureLimits(client: KubeClient, round: number): Promise<void> {
+  const kubeconfig = controlPlane.kubeconfigPath;
+  const lists = await runClientGoPeer<{ syncMs: number; resources: number }>(["monitor-lists", kubeconfig, informerQps, informerBurst]);
+  record("sync", "limit", lists.syncMs / 1000);
+  const deletes: string[] = [];
+  // Both propagations delete the same objects: one limit per shape.
+  for (const [shape, create] of [createFlat, createTree].entries()) {
+    const namespace = `limit-${round}-${shape}`;
+    await ensureNamespace(client, namespace);
+    const { root, collected } = await create(client, namespace);
+    // The root is the user's to delete (with no collector running, its dependents stay); the rest is the collector's.
+    await client.dynamic.resource(resources.configMaps, namespace).delete(root);
+    const path = `/api/v1/namespaces/${namespace}/configmaps`;
+    const { seconds } = await runClientGoPeer<{ seconds: number }>(["delete", kubeconfig, path, collectorQps, collectorBurst]);
+    for (const cascade of cascades) if (cascade.create === create) record(cascade.name, "limit", seconds);
+    deletes.push(`${collected} in ${seconds.toFixed(1)} s`);
+  }
+  console.error(`limits round ${round}: ${lists.resources} monitor lists in ${(lists.syncMs / 1000).toFixed(2)} s; deletes ${deletes.join(", ")}`);
 }
 
 /** Objects left in the namespace, from a one-item page (cheap to poll). */
@@ -130,33 +215,22 @@ async function count(client: KubeClient, namespace: string): Promise<number> {
   return page.items.length + (page.metadata?.remainingItemCount ?? 0);
 }
 
-function residentMiB(process: DaemonProcess): number {
-  const status = readFileSync(`/proc/${process.pid}/status`, "utf8");
-  const kib = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? Number.NaN);
-  return kib / 1024;
-}
-
-function printResults(results: Measurement[]): void {
-  const mean = (peer: string, pick: (m: Measurement) => number) => {
-    const values = results.filter((m) => m.peer === peer).map(pick);
-    return values.reduce((a, b) => a + b, 0) / values.length;
-  };
-  const upstream = peers[0]?.name ?? "";
-  const header = ["collector", "monitors synced s", `RSS MiB (${objects} objects)`, `cascade of ${dependents} s`, "deletions/s", "cascade vs KCM", "RSS vs KCM"];
-  const lines = [header];
-  for (const { name } of peers) {
-    const cascadeSeconds = mean(name, (m) => m.cascadeSeconds);
-    const rss = mean(name, (m) => m.rssMiB);
-    lines.push([
-      name,
-      mean(name, (m) => m.syncSeconds).toFixed(1),
-      rss.toFixed(0),
-      cascadeSeconds.toFixed(1),
-      (dependents / cascadeSeconds).toFixed(0),
-      `${(cascadeSeconds / mean(upstream, (m) => m.cascadeSeconds)).toFixed(2)}×`,
-      `${(rss / mean(upstream, (m) => m.rssMiB)).toFixed(2)}×`,
-    ]);
-  }
-  console.log(`means over ${rounds} round(s), alternating; both collectors at 40 QPS (2 × --kube-api-qps 20)`);
-  printTable(lines);
+function printResults(): void {
+  const row = (scenario: string, figure: string, extra: Partial<Comparison> = {}): Comparison => ({
+    scenario,
+    upstream: recorded(figure, "kube-controller-manager"),
+    kubeLoom: recorded(figure, "kube-loom"),
+    ...(recorded(figure, "limit").length > 0 ? { limit: recorded(figure, "limit") } : {}),
+    ...extra,
+  });
+  const rows = [
+    row(`monitors synced, ${objects.toLocaleString("en-US")} objects (limit: discovery + metadata LISTs)`, "sync"),
+    row("RSS after sync", "rss", { format: mebibytes }),
+    ...cascades.map((cascade) => row(`${cascade.name} (limit: plain DELETEs)`, cascade.name)),
+  ];
+  printComparison(
+    rows,
+    `medians of ${rounds} interleaved rounds; informers (and the LIST limit) at qps ${informerQps} / burst ${informerBurst}, ` +
+      `collectors (and the DELETE limit) at qps ${collectorQps} / burst ${collectorBurst}`,
+  );
 }
