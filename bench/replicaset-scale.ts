@@ -1,9 +1,11 @@
-// ReplicaSet scale-up against upstream: kube-loom's replicaset controller and kube-controller-manager
+// ReplicaSet scaling against upstream: kube-loom's replicaset controller and kube-controller-manager
 // v1.33's replicaset-controller, one after the other on the same real API server, at the default
 // client limits (--kube-api-qps 20, --kube-api-burst 30) and at 500/1000. Per run: a ReplicaSet at
 // 0 replicas is scaled to N with kubectl; measured is the time until status.replicas is N (all Pods
 // created and seen), the most live Pods at any moment (must not exceed N), and the scale back to 0.
-//   bun bench/replicaset-scale.ts [replicas, default 1000] [rounds, default 1]
+// The limit, per round and setting: a plain client (client-go, same limits) creating N Pods from the
+// same template, then deleting them.
+//   bun bench/replicaset-scale.ts [replicas, default 1000] [rounds, default 3] [settings, default "20,500"]
 import { join } from "node:path";
 import type { KubeClient } from "../pkg/kube/client.ts";
 import { ensureBinaries } from "../test/controlplane/binaries.ts";
@@ -11,44 +13,41 @@ import { ControlPlane } from "../test/controlplane/control-plane.ts";
 import { spawnDaemon, stopDaemon } from "../test/controlplane/daemon-process.ts";
 import { fastClient } from "../test/integration/informer-fixtures.ts";
 import { apply, createNamespace, kubectl, PodCensus, replicaSetManifest, waitForStatus } from "../test/replicaset/replicaset-fixture.ts";
+import { podFromTemplate } from "../controllers/replicaset/pod-control.ts";
 import { buildKubeLoom } from "../test/support/kube-loom-binary.ts";
-import { printTable } from "./print-table.ts";
+import { clientGoPeer, runClientGoPeer } from "./client-go-peer.ts";
+import { type Comparison, printComparison } from "./comparison.ts";
 
 const replicas = Number(process.argv[2] ?? 1000);
-const rounds = Number(process.argv[3] ?? 1);
+const rounds = Number(process.argv[3] ?? 3);
+const qpsSettings = (process.argv[4] ?? "20,500").split(",").map(Number);
 
-interface Peer {
-  name: string;
+type System = "kube-controller-manager" | "kube-loom";
+
+interface Controller {
+  system: System;
   command(kubeconfig: string, limits: string[]): string[];
 }
 
+/** A client limit: kube-controller-manager's default burst for qps 20, twice the qps above. */
 interface Limits {
-  label: string;
-  args: string[];
+  qps: number;
+  burst: number;
 }
 
-interface Measurement {
-  peer: string;
-  limits: string;
-  upSeconds: number;
-  downSeconds: number;
-  maxLive: number;
-}
-
-const limitSettings: Limits[] = [
-  { label: "qps 20 / burst 30 (default)", args: [] },
-  { label: "qps 500 / burst 1000", args: ["--kube-api-qps=500", "--kube-api-burst=1000"] },
-];
+const settings: Limits[] = qpsSettings.map((qps) => ({ qps, burst: qps === 20 ? 30 : 2 * qps }));
+const label = ({ qps, burst }: Limits) => `qps ${qps} / burst ${burst}`;
 
 const [controlPlane, binaries, kubeLoomBinary] = await Promise.all([
   ControlPlane.start(),
   ensureBinaries({ withControllerManager: true }),
   buildKubeLoom(),
+  clientGoPeer(),
 ]);
 
-const peers: Peer[] = [
+const controllers: Controller[] = [
   {
-    name: "kube-controller-manager",
+    system: "kube-controller-manager",
     command: (kubeconfig, limits) => [
       binaries.kubeControllerManager,
       `--kubeconfig=${kubeconfig}`,
@@ -59,27 +58,41 @@ const peers: Peer[] = [
     ],
   },
   {
-    name: "kube-loom",
-    command: (kubeconfig, limits) => [kubeLoomBinary, `--kubeconfig=${kubeconfig}`, "--controllers=replicaset", "--leader-elect=false", "--secure-port=0", ...limits],
+    system: "kube-loom",
+    command: (kubeconfig, limits) => [
+      kubeLoomBinary,
+      `--kubeconfig=${kubeconfig}`,
+      "--controllers=replicaset",
+      "--leader-elect=false",
+      "--port=0",
+      "--secure-port=0",
+      ...limits,
+    ],
   },
 ];
 
+/** Samples by "<up|down> <setting> <system|limit>". */
+const samples = new Map<string, number[]>();
+const record = (key: string, value: number) => samples.set(key, [...(samples.get(key) ?? []), value]);
+let maxLive = 0;
+
 try {
   const client = await fastClient(controlPlane.kubeconfigPath);
-  const results: Measurement[] = [];
   for (let round = 1; round <= rounds; round++) {
-    for (const limits of limitSettings) {
-      for (const peer of peers) results.push(await measure(client, peer, limits, round));
+    for (const limits of settings) {
+      for (const controller of controllers) await measure(client, controller, limits, round);
+      await measureLimit(client, limits, round);
     }
   }
-  printResults(results);
+  printResults();
 } finally {
   await controlPlane.stop();
 }
 
-async function measure(client: KubeClient, peer: Peer, limits: Limits, round: number): Promise<Measurement> {
-  const run = `${peer.name}-${limitSettings.indexOf(limits)}-${round}`;
-  const controller = spawnDaemon(peer.command(controlPlane.kubeconfigPath, limits.args), join(controlPlane.dir, `${run}.log`));
+async function measure(client: KubeClient, controller: Controller, limits: Limits, round: number): Promise<void> {
+  const run = `${controller.system}-${limits.qps}-${round}`;
+  const flags = [`--kube-api-qps=${limits.qps}`, `--kube-api-burst=${limits.burst}`];
+  const process = spawnDaemon(controller.command(controlPlane.kubeconfigPath, flags), join(controlPlane.dir, `${run}.log`));
   try {
     const namespace = await createNamespace(client, `bench-${run}`);
     await apply(controlPlane, [replicaSetManifest({ name: "web", namespace, replicas: 0 })]);
@@ -95,40 +108,48 @@ async function measure(client: KubeClient, peer: Peer, limits: Limits, round: nu
       await kubectl(controlPlane, ["scale", "rs/web", "-n", namespace, "--replicas=0"]);
       await waitForStatus(client, namespace, "web", { replicas: 0 }, 1_200_000);
       const downSeconds = (performance.now() - downStarted) / 1000;
-      console.error(`${peer.name}, ${limits.label}, round ${round}: up ${upSeconds.toFixed(1)} s, down ${downSeconds.toFixed(1)} s, max live ${census.maxLiveCount}`);
-      return { peer: peer.name, limits: limits.label, upSeconds, downSeconds, maxLive: census.maxLiveCount };
+      console.error(`${controller.system}, ${label(limits)}, round ${round}: up ${upSeconds.toFixed(2)} s, down ${downSeconds.toFixed(2)} s, max live ${census.maxLiveCount}`);
+      record(`up ${limits.qps} ${controller.system}`, upSeconds);
+      record(`down ${limits.qps} ${controller.system}`, downSeconds);
+      maxLive = Math.max(maxLive, census.maxLiveCount);
     } finally {
       await census.close();
     }
   } finally {
-    await stopDaemon(controller, "SIGTERM", 30_000);
+    await stopDaemon(process, "SIGTERM", 30_000);
   }
 }
 
-function printResults(results: Measurement[]): void {
-  const mean = (peer: string, limits: string, pick: (m: Measurement) => number) => {
-    const values = results.filter((m) => m.peer === peer && m.limits === limits).map(pick);
-    return values.reduce((a, b) => a + b, 0) / values.length;
-  };
-  const upstream = peers[0]?.name ?? "";
-  const header = ["controller", "client limits", `0 → ${replicas} s`, "pods/s", `${replicas} → 0 s`, "max live pods", "up vs KCM", "down vs KCM"];
-  const lines = [header];
-  for (const { label } of limitSettings) {
-    for (const { name } of peers) {
-      const up = mean(name, label, (m) => m.upSeconds);
-      const down = mean(name, label, (m) => m.downSeconds);
-      lines.push([
-        name,
-        label,
-        up.toFixed(1),
-        (replicas / up).toFixed(0),
-        down.toFixed(1),
-        String(Math.max(...results.filter((m) => m.peer === name && m.limits === label).map((m) => m.maxLive))),
-        `${(up / mean(upstream, label, (m) => m.upSeconds)).toFixed(2)}×`,
-        `${(down / mean(upstream, label, (m) => m.downSeconds)).toFixed(2)}×`,
-      ]);
-    }
-  }
-  console.log(`means over ${rounds} round(s); time from kubectl scale until status.replicas matches (lower is better)`);
-  printTable(lines);
+/** The same creates and deletes by a plain client at the same limits, Pods built from the same template. */
+async function measureLimit(client: KubeClient, limits: Limits, round: number): Promise<void> {
+  const namespace = await createNamespace(client, `bench-limit-${limits.qps}-${round}`);
+  const pod = podFromTemplate(replicaSetManifest({ name: "web", namespace, replicas }));
+  // No owner: nothing here is a ReplicaSet's.
+  const { ownerReferences: _owner, ...metadata } = pod.metadata ?? {};
+  const path = `/api/v1/namespaces/${namespace}/pods`;
+  const qps = String(limits.qps);
+  const burst = String(limits.burst);
+  const created = await runClientGoPeer<{ seconds: number }>(["create", controlPlane.kubeconfigPath, path, String(replicas), qps, burst], JSON.stringify({ ...pod, metadata }));
+  const deleted = await runClientGoPeer<{ seconds: number }>(["delete", controlPlane.kubeconfigPath, path, qps, burst]);
+  console.error(`limit, ${label(limits)}, round ${round}: ${replicas} creates ${created.seconds.toFixed(2)} s, deletes ${deleted.seconds.toFixed(2)} s`);
+  record(`up ${limits.qps} limit`, created.seconds);
+  record(`down ${limits.qps} limit`, deleted.seconds);
+}
+
+function printResults(): void {
+  const rows: Comparison[] = settings.flatMap((limits) =>
+    (["up", "down"] as const).map((direction) => {
+      const key = (who: System | "limit") => samples.get(`${direction} ${limits.qps} ${who}`) ?? [];
+      return {
+        scenario: `${direction === "up" ? `0 → ${replicas}` : `${replicas} → 0`}, ${label(limits)}`,
+        upstream: key("kube-controller-manager"),
+        kubeLoom: key("kube-loom"),
+        limit: key("limit"),
+      };
+    }),
+  );
+  printComparison(
+    rows,
+    `medians of ${rounds} interleaved rounds; time from kubectl scale until status.replicas matches; limit: a plain client's ${replicas} creates, then deletes; most live Pods at any moment: ${maxLive}`,
+  );
 }
