@@ -7,6 +7,7 @@
 // Deleting a Network deletes its provider network first; "already gone" counts as deleted.
 import { type Clock, realClock } from "../../pkg/clock/clock.ts";
 import type { ReconcileResult, Reconciler } from "../../pkg/controller/reconciler.ts";
+import { errorMessage } from "../../pkg/errors/expected-error.ts";
 import type { EventRecorder } from "../../pkg/events/recorder.ts";
 import { splitMetaNamespaceKey } from "../../pkg/informer/keys.ts";
 import type { Logger } from "../../pkg/log/logger.ts";
@@ -157,6 +158,6 @@ function unavailable(provider: NetworkProvider, message: string): ReadyState {
 }
 
 function oneLine(err: unknown): string {
-  const text = err instanceof Error ? err.message : String(err);
+  const text = errorMessage(err);
   return text.split("\n")[0] ?? text;
 }

@@ -2,6 +2,7 @@
 // credential), cached until shortly before it expires, or nothing at all for a noauth Neutron.
 import { type Clock, realClock } from "../../../pkg/clock/clock.ts";
 import { describeBody, sendOpenStackRequest } from "./openstack-http.ts";
+import { ExpectedError } from "../../../pkg/errors/expected-error.ts";
 
 export interface NeutronSession {
   /** Added to every Neutron request (X-Auth-Token); empty for noauth. */
@@ -17,7 +18,7 @@ export interface NeutronAuthenticator {
 }
 
 /** Keystone refused the credentials: retrying with the same ones will not help. */
-export class KeystoneAuthError extends Error {
+export class KeystoneAuthError extends ExpectedError {
   override readonly name = "KeystoneAuthError";
 }
 

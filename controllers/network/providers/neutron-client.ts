@@ -2,6 +2,7 @@
 // headers, Neutron's error bodies turned into NeutronApiError.
 import type { NeutronAuthenticator } from "./keystone-auth.ts";
 import { describeBody, sendOpenStackRequest, type OpenStackRequest } from "./openstack-http.ts";
+import { ExpectedError } from "../../../pkg/errors/expected-error.ts";
 
 export interface NeutronClientOptions {
   /** Neutron's URL (e.g. http://127.0.0.1:9696); empty: take it from Keystone's catalog. */
@@ -11,7 +12,7 @@ export interface NeutronClientOptions {
 }
 
 /** Neutron answered with an error: `type` is its NeutronError type, e.g. "SubnetNotFound". */
-export class NeutronApiError extends Error {
+export class NeutronApiError extends ExpectedError {
   override readonly name = "NeutronApiError";
   constructor(
     readonly status: number,

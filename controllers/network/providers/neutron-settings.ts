@@ -22,6 +22,7 @@ import {
   neutronUsernameFlag,
 } from "../flags.ts";
 import { KeystoneAuthenticator, noAuthentication, type NeutronAuthenticator } from "./keystone-auth.ts";
+import { ExpectedError } from "../../../pkg/errors/expected-error.ts";
 
 /** Setting name (a flag's name without "neutron-", as Secret keys spell it) to value. */
 export type NeutronSettings = Record<string, string>;
@@ -36,7 +37,7 @@ const secretOnlyKeys = ["password", "application-credential-secret"] as const;
 const settingKey = (flag: FlagDefinition) => flag.name.replace(/^neutron-/, "");
 
 /** A bad setting; the message is one line naming the setting and its value. */
-export class NeutronSettingsError extends Error {
+export class NeutronSettingsError extends ExpectedError {
   override readonly name = "NeutronSettingsError";
 }
 

@@ -1,6 +1,7 @@
 // What the network controller needs from a cloud: one network with one subnet per Network
 // object, found again by the object's UID. The reconciler decides what to change; a provider
 // only carries out single steps, so every provider behaves the same way.
+import { ExpectedError } from "../../../pkg/errors/expected-error.ts";
 
 export interface ProviderSubnet {
   id: string;
@@ -45,6 +46,6 @@ export interface NetworkProvider {
 }
 
 /** The provider could not be reached (connection refused, timeout, 502/503/504): nothing to fix in the object. */
-export class ProviderUnavailableError extends Error {
+export class ProviderUnavailableError extends ExpectedError {
   override readonly name = "ProviderUnavailableError";
 }
