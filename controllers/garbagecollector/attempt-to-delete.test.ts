@@ -126,13 +126,25 @@ describe("AttemptToDelete", () => {
     expect(api.calls.filter((call) => call.startsWith("delete"))).toHaveLength(3);
   });
 
-  test("a live owner keeps the object; another, absent owner's reference is removed", async () => {
+  test("a live owner (read live before anything is removed) keeps the object; another, absent owner's reference is removed", async () => {
     const { api, create, reconcile } = setup();
     create("ns", "alive");
     const child = create("ns", "child", { ownerReferences: [ref("alive"), ref("gone")] });
     await reconcile(child);
-    expect(api.calls).toEqual(["get ConfigMap ns/gone", "remove-refs ConfigMap ns/child uid-gone"]);
+    expect(api.calls).toEqual(["get ConfigMap ns/gone", "get ConfigMap ns/alive", "remove-refs ConfigMap ns/child uid-gone"]);
     expect(api.stored(identity(child))?.ownerReferences).toEqual([ref("alive")]);
+  });
+
+  test("before removing references, owners only the graph vouches for are read live: one deleted meanwhile leaves no solid owner, and the object goes as kube-controller-manager decides (differential seed gc 1078)", async () => {
+    const { api, create, reconcile } = setup();
+    const alive = create("ns", "alive");
+    create("ns", "top", { deletionTimestamp: "2025-01-01T00:00:00Z", finalizers: ["foregroundDeletion"] });
+    const child = create("ns", "child", { ownerReferences: [ref("alive", { blockOwnerDeletion: true }), ref("top")] });
+    // Deleted on the API server; the graph has not heard of it yet.
+    await api.delete(identity(alive), "Background");
+    await reconcile(child);
+    expect(api.calls.filter((call) => !call.startsWith("get"))).toEqual(["delete ConfigMap ns/alive Background", "delete ConfigMap ns/child Background rv=103"]);
+    expect(api.stored(identity(child))).toBeUndefined();
   });
 
   test("an owner in another namespace is absent from the dependent's namespace: the dependent is deleted, as kube-controller-manager does", async () => {

@@ -5,6 +5,8 @@
 //             owner in another namespace is dangling: kube-controller-manager v1.33 does the same);
 //   waiting:  the owner is being deleted in the foreground and waits for its dependents;
 //   solid:    the owner exists.
+// An owner the graph shows counts as solid without a GET as long as that only keeps the object;
+// before references are removed on its strength it is read live, as upstream reads every owner.
 // Any solid reference keeps the object, minus its dangling and waiting references; otherwise it
 // is deleted, with UID and resourceVersion preconditions on the state decided on, under the
 // policy its own finalizers ask for. A cluster-scoped object naming a namespaced owner is left
@@ -26,6 +28,8 @@ export interface ClassifiedReference {
   verdict: OwnerVerdict;
   /** What the verdict rests on, for the log. */
   reason: string;
+  /** Solid on the graph's word alone, without asking the API server. */
+  fromGraph?: boolean;
 }
 
 export type Decision =
@@ -106,8 +110,16 @@ export class AttemptToDelete implements Reconciler<GraphNode> {
     // Being deleted already (the graph has not caught up): its update queues the node again if needed.
     if (refs.length > 0 && !isBeingDeleted(meta)) {
       const references: ClassifiedReference[] = [];
-      for (const ref of refs) references.push(await this.classify(identity, ref));
-      const decision = decide(meta, node.dependents, references);
+      for (const ref of refs) references.push(await this.classify(identity, ref, true));
+      let decision = decide(meta, node.dependents, references);
+      // Keeping the object on the graph's word is safe (an owner's deletion queues it again), but
+      // removed references stay removed: like upstream, which reads every owner live, confirm first.
+      if (decision.action === "remove-references" && references.some((reference) => reference.fromGraph)) {
+        for (const [index, reference] of references.entries()) {
+          if (reference.fromGraph) references[index] = await this.classify(identity, reference.ref, false);
+        }
+        decision = decide(meta, node.dependents, references);
+      }
       this.logger.debug({ item: describeIdentity(identity), references, decision }, "garbage collector decision");
       await this.carryOut(node, identity, meta, decision, references);
     }
@@ -124,7 +136,8 @@ export class AttemptToDelete implements Reconciler<GraphNode> {
     for (const dependent of blocking) if (!dependent.deletingDependents) this.options.enqueue(dependent);
   }
 
-  private async classify(item: ObjectIdentity, ref: OwnerReference): Promise<ClassifiedReference> {
+  /** `trustGraph`: an owner the graph shows, not being deleted, is solid without a GET. */
+  private async classify(item: ObjectIdentity, ref: OwnerReference, trustGraph: boolean): Promise<ClassifiedReference> {
     const { api, graph, absentOwners } = this.options;
     const coordinates = { apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name, uid: ref.uid };
     if (absentOwners.has({ ...coordinates, namespace: "" }) || absentOwners.has({ ...coordinates, namespace: item.namespace })) {
@@ -140,8 +153,8 @@ export class AttemptToDelete implements Reconciler<GraphNode> {
     // Informers may lag behind a deletion but never report an owner that did not exist: one they
     // report is solid, at worst until its deletion arrives and queues this object again.
     const ownerNode = graph.get(ref.uid);
-    if (ownerNode && !ownerNode.virtual && !ownerNode.beingDeleted && sameIdentity(ownerNode, owner)) {
-      return { ref, verdict: "solid", reason: "exists" };
+    if (trustGraph && ownerNode && !ownerNode.virtual && !ownerNode.beingDeleted && sameIdentity(ownerNode, owner)) {
+      return { ref, verdict: "solid", reason: "exists", fromGraph: true };
     }
     const meta = await this.lookUpOwner(owner);
     if (meta?.uid !== ref.uid) {
