@@ -29,6 +29,7 @@ function gcProblems(testCase: GcCase): string[] {
     if (object.kind === "ClusterThing" && object.namespace) problems.push(`cluster-scoped o${object.id} has a namespace`);
   }
   for (const operation of testCase.steps.flat()) if (!ids.has(operation.object)) problems.push(`${operation.type} of missing o${operation.object}`);
+  if (testCase.steps.some((step) => step.length > 1 && step.some((operation) => operation.type === "recreate"))) problems.push("a recreation beside another operation");
   if (testCase.steps.some((step) => step.length === 0)) problems.push("an empty step");
   return problems;
 }
@@ -40,6 +41,14 @@ function rsProblems(testCase: RsCase): string[] {
     if ("replicaSet" in operation && !ids.has(operation.replicaSet)) problems.push(`${operation.type} of missing rs${operation.replicaSet}`);
     if ("choice" in operation && "controlledBy" in operation.choice && operation.choice.controlledBy !== "none" && !ids.has(operation.choice.controlledBy)) {
       problems.push(`${operation.type} of a Pod of missing rs${operation.choice.controlledBy}`);
+    }
+  }
+  for (const step of testCase.steps.slice(1).filter((operations) => operations.length > 1)) {
+    const replicaSetsTouched = step.map((operation): number | "none" | "any" =>
+      "replicaSet" in operation ? operation.replicaSet : "choice" in operation && "controlledBy" in operation.choice ? operation.choice.controlledBy : "any",
+    );
+    if (replicaSetsTouched.includes("any") || replicaSetsTouched.includes("none") || new Set(replicaSetsTouched).size < step.length) {
+      problems.push(`operations that may race in one step: ${step.map((operation) => operation.type).join(", ")}`);
     }
   }
   const costs = testCase.steps.flat().flatMap((operation) => ("labels" in operation ? [operation.labels.cost] : operation.type === "hold-pod" ? [operation.cost] : []));

@@ -39,7 +39,7 @@ export async function runCase<Case>(
     const stepCount = appliers[0]?.stepCount ?? 0;
     for (let step = 0; step < stepCount; step++) {
       const answers = await Promise.all(appliers.map((applier) => applier.applyStep(step)));
-      answers.forEach((lines, side) => outcomes[side]?.push(...lines.map((line) => `step ${step}: ${line}`)));
+      answers.forEach((lines, side) => outcomes[side]?.push(...lines.map((line) => `step ${step + 1}: ${line}`)));
       await waitForQuiescence(sides, { idleMs: settings.idleMs, timeoutMs: settings.quiescenceTimeoutMs });
     }
     const snapshots = await Promise.all(appliers.map((applier) => applier.snapshot()));

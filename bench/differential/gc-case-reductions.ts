@@ -1,7 +1,7 @@
 // The garbage-collector cases one simplification smaller than a given one, biggest cuts first:
-// only the first steps, without a step, without an operation of a step, without an object (with its edges and
-// operations), without an edge, without the test's finalizer on an object. The shrinker keeps
-// the first that still disagrees.
+// only the first steps, without a step, without an operation of a step, without a group of
+// objects or one object (with their edges and operations), without an edge, without the test's
+// finalizer on an object. The shrinker keeps the first that still disagrees.
 import type { GcCase, GcOperation } from "./gc-case.ts";
 
 export function smallerGcCases(testCase: GcCase): GcCase[] {
@@ -15,14 +15,7 @@ export function smallerGcCases(testCase: GcCase): GcCase[] {
     if (step.length < 2) return;
     step.forEach((_, operation) => candidates.push({ ...testCase, steps: steps.map((s, i) => (i === index ? withoutIndex(s, operation) : s)) }));
   });
-  for (const object of objects) {
-    const keep = (operation: GcOperation) => operation.object !== object.id;
-    candidates.push({
-      objects: objects.filter((other) => other.id !== object.id),
-      edges: edges.filter((edge) => edge.dependent !== object.id && !("object" in edge.owner && edge.owner.object === object.id)),
-      steps: steps.map((step) => step.filter(keep)).filter((step) => step.length > 0),
-    });
-  }
+  for (const group of objectGroups(objects.map((object) => object.id))) candidates.push(withoutObjects(testCase, new Set(group)));
   edges.forEach((_, index) => candidates.push({ ...testCase, edges: withoutIndex(edges, index) }));
   for (const object of objects.filter((candidate) => candidate.held)) {
     candidates.push({
@@ -34,4 +27,22 @@ export function smallerGcCases(testCase: GcCase): GcCase[] {
     });
   }
   return candidates;
+}
+
+/** Halves, then quarters, then single objects: most objects of a random graph play no part. */
+function objectGroups(ids: readonly number[]): number[][] {
+  const groups: number[][] = [];
+  for (let size = Math.floor(ids.length / 2); size > 1; size = Math.floor(size / 2)) {
+    for (let start = 0; start < ids.length; start += size) groups.push(ids.slice(start, start + size));
+  }
+  return [...groups, ...ids.map((id) => [id])];
+}
+
+function withoutObjects(testCase: GcCase, ids: ReadonlySet<number>): GcCase {
+  const keep = (operation: GcOperation) => !ids.has(operation.object);
+  return {
+    objects: testCase.objects.filter((object) => !ids.has(object.id)),
+    edges: testCase.edges.filter((edge) => !ids.has(edge.dependent) && !("object" in edge.owner && ids.has(edge.owner.object))),
+    steps: testCase.steps.map((step) => step.filter(keep)).filter((step) => step.length > 0),
+  };
 }

@@ -56,17 +56,17 @@ export function objectOf(testCase: GcCase, id: number): GcObject {
   return object;
 }
 
-/** The case as a short script, one line per object, edge and operation. */
+/** The case as a short script, one line per object, edge and operation, numbered as the runner numbers steps. */
 export function describeGcCase(testCase: GcCase): string[] {
   const where = (object: GcObject) => `${object.kind} ${object.namespace ? `${object.namespace}/` : ""}o${object.id}`;
   const target = (owner: OwnerTarget) => ("object" in owner ? `o${owner.object}` : `absent ${owner.absent.kind} ${owner.absent.name} (uid ${owner.absent.uid})`);
   return [
-    ...testCase.objects.map((object) => `create ${where(object)}${object.held ? " with the test's finalizer" : ""}`),
+    ...testCase.objects.map((object) => `step 1: create ${where(object)}${object.held ? " with the test's finalizer" : ""}`),
     ...testCase.edges.map(
       (edge) =>
-        `o${edge.dependent} owned by ${target(edge.owner)}${edge.controller ? " controller" : ""}${edge.blockOwnerDeletion ? " blockOwnerDeletion" : ""}`,
+        `step 2: o${edge.dependent} owned by ${target(edge.owner)}${edge.controller ? " controller" : ""}${edge.blockOwnerDeletion ? " blockOwnerDeletion" : ""}`,
     ),
-    ...testCase.steps.map((step, index) => `step ${index + 1}: ${step.map(describeGcOperation).join(" + ")}`),
+    ...testCase.steps.map((step, index) => `step ${index + 3}: ${step.map(describeGcOperation).join(" + ")}`),
   ];
 }
 

@@ -2,7 +2,7 @@
 // then three to seven steps of scaling, Pods created (some matching a selector, some stray, some
 // held by the test's finalizer), relabelled (released by one ReplicaSet, adopted by another),
 // held, deleted, ReplicaSets deleted in the background, the foreground or orphaning their Pods,
-// and created again to adopt them. Two operations share a step only when they touch different things.
+// and created again to adopt them. Two operations share a step only when neither can race the other.
 import type { SeededRandom } from "../soak/seeded-random.ts";
 import type { Propagation } from "./gc-case.ts";
 import type { AppLabel, PodChoice, PodLabels, RsCase, RsOperation, RsReplicaSet } from "./rs-case.ts";
@@ -16,11 +16,9 @@ export function generateRsCase(random: SeededRandom): RsCase {
   for (let count = random.int(3, 7); steps.length <= count; ) {
     const size = random.chance(0.2) ? 2 : 1;
     const step: RsOperation[] = [];
-    const subjects = new Set<string>();
     for (let attempt = 0; step.length < size && attempt < 10; attempt++) {
       const operation = plan.next();
-      if (subjects.has(subjectOf(operation))) continue;
-      subjects.add(subjectOf(operation));
+      if (step.some((other) => !independent(other, operation))) continue;
       plan.commit(operation);
       step.push(operation);
     }
@@ -29,9 +27,25 @@ export function generateRsCase(random: SeededRandom): RsCase {
   return { replicaSets, steps };
 }
 
-/** What an operation touches: one ReplicaSet, or the Pods (choices among them must not race each other). */
-function subjectOf(operation: RsOperation): string {
-  return "replicaSet" in operation ? `rs${operation.replicaSet}` : "pods";
+/**
+ * Whether two operations can be sent at once without racing each other in the test itself: they
+ * must touch different ReplicaSets, counting a ReplicaSet's Pods (chosen among, or relabelled to
+ * match) as part of it. A named Pod, all Pods or the Pods without a controller (which any
+ * ReplicaSet may adopt) may belong to any, so they share a step with nothing.
+ */
+function independent(a: RsOperation, b: RsOperation): boolean {
+  const [first, second] = [touched(a), touched(b)];
+  if (first === "any" || second === "any") return false;
+  return [...first].every((id) => !second.has(id));
+}
+
+function touched(operation: RsOperation): Set<number> | "any" {
+  if ("replicaSet" in operation) return new Set([operation.replicaSet]);
+  if (operation.type === "release-pods" || operation.type === "create-pod") return "any";
+  if ("pod" in operation.choice || operation.choice.controlledBy === "none") return "any";
+  const ids = new Set([operation.choice.controlledBy]);
+  if (operation.type === "relabel-pod" && operation.labels.app !== "stray") ids.add(operation.labels.app);
+  return ids;
 }
 
 /** Draws operations that make sense given what earlier ones did (as far as the generator can tell). */
