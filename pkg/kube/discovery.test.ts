@@ -71,3 +71,78 @@ describe("DiscoveryClient.serverPreferredResources", () => {
     expect(failed.get("example.com/v1alpha1")?.message).toContain("503");
   });
 });
+
+/** The aggregated form of `documents` (discovery v2): one document for the core group, one for all others. */
+const aggregatedContentType = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+const discoveredResource = (name: string, group: string, version: string, kind: string) => ({
+  resource: name,
+  responseKind: { group, version, kind },
+  scope: "Namespaced",
+  verbs,
+  // Subresources come apart from their resource in this form; they are never monitored.
+  subresources: [{ subresource: "status", responseKind: { group, version, kind }, verbs: ["get"] }],
+});
+const aggregatedDocuments = {
+  "/api": {
+    kind: "APIGroupDiscoveryList",
+    items: [{ metadata: { name: "" }, versions: [{ version: "v1", resources: [discoveredResource("configmaps", "", "v1", "ConfigMap")], freshness: "Current" }] }],
+  },
+  "/apis": {
+    kind: "APIGroupDiscoveryList",
+    items: [
+      {
+        metadata: { name: "example.com" },
+        // Listed in order of preference: v1 first.
+        versions: [
+          { version: "v1", resources: [discoveredResource("alphas", "example.com", "v1", "Alpha")], freshness: "Current" },
+          {
+            version: "v1alpha1",
+            resources: [discoveredResource("alphas", "example.com", "v1alpha1", "Alpha"), discoveredResource("betas", "example.com", "v1alpha1", "Beta")],
+            freshness: "Current",
+          },
+        ],
+      },
+    ],
+  },
+};
+
+/** A server that answers /api and /apis in the aggregated form when asked for it, and anything else as `discoveryOf`. */
+function aggregatedDiscoveryOf(documents: Record<string, unknown>): { discovery: DiscoveryClient; requested: string[] } {
+  const requested: string[] = [];
+  const rest = new RestClient({
+    config: { server: "https://api.example:6443", tls: {}, authenticate: async () => ({}), namespace: "default", source: "test" },
+    fetch: async (url, init) => {
+      const path = new URL(url).pathname;
+      requested.push(path);
+      const accept = (init.headers as Record<string, string>).Accept ?? "";
+      if (accept.includes("as=APIGroupDiscoveryList") && documents[path] !== undefined) {
+        return new Response(JSON.stringify(documents[path]), { headers: { "Content-Type": aggregatedContentType } });
+      }
+      return new Response("{}", { status: 404 });
+    },
+    throttle: { take: async () => undefined },
+    userAgent: "kube-loom/test",
+    timeoutMs: 1000,
+  });
+  return { discovery: new DiscoveryClient(rest), requested };
+}
+
+describe("DiscoveryClient.serverPreferredResources with aggregated discovery", () => {
+  test("two requests, /api and /apis, give what one request per group version gives", async () => {
+    const { discovery, requested } = aggregatedDiscoveryOf(aggregatedDocuments);
+    const { resources, failed } = await discovery.serverPreferredResources();
+    expect(summary(resources)).toEqual(["alphas.v1.example.com", "betas.v1alpha1.example.com", "configmaps.v1."]);
+    expect(resources.find((r) => r.resource === "betas")).toMatchObject({ kind: "Beta", namespaced: true, verbs });
+    expect(failed.size).toBe(0);
+    expect(requested.sort()).toEqual(["/api", "/apis"]);
+  });
+
+  test("a stale group version (its aggregated API is down) is reported failed, and the group's other versions still count", async () => {
+    const group = aggregatedDocuments["/apis"].items[0];
+    const stale = { ...aggregatedDocuments, "/apis": { kind: "APIGroupDiscoveryList", items: [{ ...group, versions: [{ ...group?.versions[0], freshness: "Stale" }, group?.versions[1]] }] } };
+    const { discovery } = aggregatedDiscoveryOf(stale);
+    const { resources, failed } = await discovery.serverPreferredResources();
+    expect(summary(resources)).toEqual(["alphas.v1alpha1.example.com", "betas.v1alpha1.example.com", "configmaps.v1."]);
+    expect([...failed.keys()]).toEqual(["example.com/v1"]);
+  });
+});

@@ -1,5 +1,7 @@
 // What the API server serves: groups, versions, resources and their verbs. The garbage
-// collector rebuilds its monitors from `serverPreferredResources` every 30 s.
+// collector rebuilds its monitors from `serverPreferredResources` every 30 s. Like client-go, it
+// asks for aggregated discovery first (everything in two requests, /api and /apis) and reads one
+// document per group version only from a server that does not offer it.
 import type { GroupVersionResource } from "./gvr.ts";
 import type { RestClient } from "./rest-client.ts";
 
@@ -32,6 +34,31 @@ export interface PreferredResources {
 interface ApiResourceList {
   groupVersion: string;
   resources: { name: string; kind: string; namespaced: boolean; verbs: string[]; shortNames?: string[] }[];
+}
+
+/** Aggregated discovery (apidiscovery.k8s.io/v2, and v2beta1 of older servers): one group's versions in order of preference. */
+interface ApiGroupDiscovery {
+  metadata?: { name?: string };
+  versions?: {
+    version: string;
+    resources?: { resource: string; responseKind?: { kind?: string }; scope?: string; verbs?: string[]; shortNames?: string[] }[];
+    /** "Stale": the API behind this version did not answer the server's last discovery. */
+    freshness?: string;
+  }[];
+}
+
+const aggregatedDiscoveryAccept = [
+  "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList",
+  "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList",
+  "application/json",
+].join(",");
+
+/** A group version and the resources one discovery found in it, in the order of the group's preference. */
+interface DiscoveredVersion {
+  group: string;
+  version: string;
+  preferred: boolean;
+  resources: ApiResource[];
 }
 
 export class DiscoveryClient {
@@ -76,28 +103,70 @@ export class DiscoveryClient {
    * an older version is found too. One failing group version does not fail the rest.
    */
   async serverPreferredResources(): Promise<PreferredResources> {
-    const groups = await this.serverGroups();
     const failed = new Map<string, Error>();
-    const versions = groups.flatMap((group) => group.versions.map((version) => ({ group, version })));
-    const lists = await Promise.all(
-      versions.map(async ({ version }) => {
-        try {
-          return await this.serverResourcesForGroupVersion(version.groupVersion);
-        } catch (err) {
-          failed.set(version.groupVersion, err instanceof Error ? err : new Error(String(err)));
-          return [];
-        }
-      }),
-    );
+    const versions = (await this.aggregatedVersions(failed)) ?? (await this.versionsOneByOne(failed));
     const chosen = new Map<string, ApiResource>();
-    versions.forEach(({ group, version }, i) => {
-      const preferred = version.version === (group.preferredVersion?.version ?? group.versions[0]?.version);
-      for (const resource of lists[i] ?? []) {
+    for (const { preferred, resources } of versions) {
+      for (const resource of resources) {
         const groupResource = `${resource.resource}.${resource.group}`;
         if (preferred || !chosen.has(groupResource)) chosen.set(groupResource, resource);
       }
-    });
+    }
     return { resources: [...chosen.values()], failed };
+  }
+
+  /** Every group version from the two aggregated documents; undefined when the server answers in the old form. */
+  private async aggregatedVersions(failed: Map<string, Error>): Promise<DiscoveredVersion[] | undefined> {
+    const documents = await Promise.all(["/api", "/apis"].map((path) => this.aggregatedDocument(path)));
+    if (documents.some((document) => document === undefined)) return undefined;
+    const versions: DiscoveredVersion[] = [];
+    for (const group of documents.flatMap((document) => document ?? [])) {
+      const name = group.metadata?.name ?? "";
+      let preferredSeen = false;
+      for (const { version, resources = [], freshness } of group.versions ?? []) {
+        const groupVersion = name ? `${name}/${version}` : version;
+        if (freshness === "Stale") {
+          failed.set(groupVersion, new Error(`stale discovery of ${groupVersion}: the API serving it did not answer the API server`));
+          continue;
+        }
+        // The first version that is not stale is the preferred one.
+        const preferred = !preferredSeen;
+        preferredSeen = true;
+        const discovered = resources.flatMap((r) => {
+          // A resource without a kind is only there as the parent of subresources.
+          const kind = r.responseKind?.kind;
+          if (!kind) return [];
+          return [{ group: name, version, resource: r.resource, kind, namespaced: r.scope === "Namespaced", verbs: r.verbs ?? [], ...(r.shortNames ? { shortNames: r.shortNames } : {}) }];
+        });
+        versions.push({ group: name, version, preferred, resources: discovered });
+      }
+    }
+    return versions;
+  }
+
+  private async aggregatedDocument(path: string): Promise<ApiGroupDiscovery[] | undefined> {
+    const response = await this.rest.send({ method: "GET", path, accept: aggregatedDiscoveryAccept });
+    const body = await response.text();
+    if (!/;\s*as=APIGroupDiscoveryList\b/.test(response.headers.get("content-type") ?? "")) return undefined;
+    return (JSON.parse(body) as { items?: ApiGroupDiscovery[] }).items ?? [];
+  }
+
+  /** The old way: the groups, then one request per group version. */
+  private async versionsOneByOne(failed: Map<string, Error>): Promise<DiscoveredVersion[]> {
+    const groups = await this.serverGroups();
+    const versions = groups.flatMap((group) => group.versions.map((version) => ({ group, version })));
+    return Promise.all(
+      versions.map(async ({ group, version }) => {
+        const preferred = version.version === (group.preferredVersion?.version ?? group.versions[0]?.version);
+        let resources: ApiResource[] = [];
+        try {
+          resources = await this.serverResourcesForGroupVersion(version.groupVersion);
+        } catch (err) {
+          failed.set(version.groupVersion, err instanceof Error ? err : new Error(String(err)));
+        }
+        return { group: group.name, version: version.version, preferred, resources };
+      }),
+    );
   }
 }
 
