@@ -33,6 +33,8 @@ export interface DifferentialOptions extends RunSettings {
   cases: number;
   /** Case i of each suite uses seed + i. */
   seed: number;
+  /** Runs of each case: more than one shows how often a timing-dependent outcome comes up. */
+  repeat: number;
   /** What runs on the second control plane; kube-controller-manager always runs on the first. */
   peer: PeerName;
   /** Runs spent shrinking one disagreement. */
@@ -49,7 +51,7 @@ export interface DifferentialOptions extends RunSettings {
 export interface Disagreement {
   seed: number;
   diff: string[];
-  /** The second run of the same case disagreed too. */
+  /** The second run of the same case disagreed too; one that did not is timing-dependent, reported but not a failure. */
   reproduced: boolean;
   minimal?: { description: string[]; diff: string[]; runs: number; complete: boolean; file: string };
 }
@@ -59,6 +61,7 @@ export interface SuiteReport {
   title: string;
   sides: [string, string];
   firstSeed: number;
+  /** Case runs compared (cases × repeat), shrinking runs not counted. */
   cases: number;
   agreed: number;
   disagreements: Disagreement[];
@@ -128,12 +131,16 @@ async function runSuite<Case>(
   try {
     options.log(`${suite.title}: ${sideNames.join(" vs ")}; warming up`);
     await Promise.all(pair.map((side) => suite.warmUp(side.client, new CaseScope(`${suite.name}-warm-up`))));
-    const cases = replay ? [replay] : Array.from({ length: options.cases }, (_, i) => seededCase(suite, (options.seed + i) >>> 0));
+    const seeded = replay ? [replay] : Array.from({ length: options.cases }, (_, i) => seededCase(suite, (options.seed + i) >>> 0));
+    const cases = seeded.flatMap((testCase) => Array.from({ length: options.repeat }, () => testCase));
     const disagreements: Disagreement[] = [];
+    // Every run of a case, shrinking included, in namespaces of its own.
+    let runs = 0;
+    const scopeOf = (seed: number) => `${suite.name}-${seed}-${runs++}`;
     for (const { seed, case: testCase } of cases) {
-      const run = await runCase(suite, pair, testCase, `${suite.name}-${seed}-0`, options);
+      const run = await runCase(suite, pair, testCase, scopeOf(seed), options);
       options.log(`${suite.name} seed ${seed}: ${run.agreed ? "agree" : "DISAGREE"} (${run.seconds.toFixed(1)} s)`);
-      if (!run.agreed) disagreements.push(await investigate(suite, pair, seed, testCase, run, options));
+      if (!run.agreed) disagreements.push(await investigate(suite, pair, seed, testCase, run, () => scopeOf(seed), options));
     }
     return {
       suite: suite.name as SuiteName,
@@ -161,11 +168,11 @@ async function investigate<Case>(
   seed: number,
   testCase: Case,
   first: CaseRun,
+  nextScope: () => string,
   options: DifferentialOptions,
 ): Promise<Disagreement> {
   for (const line of first.diff) options.log(`  ${line}`);
-  let attempt = 1;
-  const rerun = async (candidate: Case) => runCase(suite, sides, candidate, `${suite.name}-${seed}-${attempt++}`, options);
+  const rerun = async (candidate: Case) => runCase(suite, sides, candidate, nextScope(), options);
   const again = await rerun(testCase);
   if (again.agreed) {
     options.log(`  seed ${seed} agreed when run again: timing-dependent, not shrunk`);

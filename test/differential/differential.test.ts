@@ -12,6 +12,7 @@ test("kube-loom's garbage collector and ReplicaSet controller reach kube-control
     suites: ["gc", "rs"],
     cases: 3,
     seed: 118,
+    repeat: 1,
     peer: "kube-loom",
     idleMs: 2000,
     quiescenceTimeoutMs: 90_000,
@@ -19,7 +20,10 @@ test("kube-loom's garbage collector and ReplicaSet controller reach kube-control
     reportDir: tmpdir(),
     log: (line) => console.error(line),
   });
-  expect(reports.map((report) => ({ suite: report.suite, cases: report.cases, disagreements: report.disagreements }))).toEqual([
+  // A disagreement that does not come back when its case runs again is timing-dependent
+  // (bench/README.md): printed, not failed.
+  const reproduced = reports.map((report) => ({ suite: report.suite, cases: report.cases, disagreements: report.disagreements.filter((d) => d.reproduced) }));
+  expect(reproduced).toEqual([
     { suite: "gc", cases: 3, disagreements: [] },
     { suite: "rs", cases: 3, disagreements: [] },
   ]);
