@@ -1,9 +1,25 @@
 #!/usr/bin/env bash
 # Installs what kube-loom's tests and its local control plane need on a fresh Debian machine:
 # Debian packages, the pinned npm packages (Bun and Deno among them) and the Go-built
-# kube-apiserver and etcd (cached by version, see test/controlplane/binaries.ts).
+# control-plane binaries (cached by version, see test/controlplane/binaries.ts). The Go builds
+# take most of a cold run's set-up, so they go on in the background while apt-get installs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+command -v kubectl >/dev/null || { echo "setup: kubectl not found on PATH (the tests drive objects with the real kubectl)" >&2; exit 1; }
+command -v go >/dev/null || { echo "setup: go not found on PATH (needed to build kube-apiserver and etcd)" >&2; exit 1; }
+
+# `npm install`, not `npm ci`: the registry here serves Deno's linux-x64 binary package only, so
+# the lock file cannot list the other platforms' optional packages, and `npm ci` refuses that.
+if [ ! -x node_modules/.bin/bun ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: npm install (versions pinned by package-lock.json)" >&2
+  npm install --no-audit --no-fund --loglevel=error
+fi
+
+# Go compiles on the CPU while apt-get mostly downloads: side by side they take the time of the builds alone.
+./node_modules/.bin/bun test/controlplane/build.ts --with-local-cluster &
+build_pid=$!
+trap 'kill "$build_pid" 2>/dev/null' EXIT
 
 # openssl: the test PKI. prometheus: promtool checks /metrics. neutron-server and
 # mariadb-server: the real OpenStack Neutron API the network controller's tests run
@@ -25,19 +41,9 @@ neutron-api neutron/configure_api-endpoint boolean false
 PRESEED
   if [ ! -e /usr/sbin/policy-rc.d ]; then
     printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d
-    trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+    trap 'rm -f /usr/sbin/policy-rc.d; kill "$build_pid" 2>/dev/null' EXIT
   fi
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-command -v kubectl >/dev/null || { echo "setup: kubectl not found on PATH (the tests drive objects with the real kubectl)" >&2; exit 1; }
-command -v go >/dev/null || { echo "setup: go not found on PATH (needed to build kube-apiserver and etcd)" >&2; exit 1; }
-
-# `npm install`, not `npm ci`: the registry here serves Deno's linux-x64 binary package only, so
-# the lock file cannot list the other platforms' optional packages, and `npm ci` refuses that.
-if [ ! -x node_modules/.bin/bun ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  echo "setup: npm install (versions pinned by package-lock.json)" >&2
-  npm install --no-audit --no-fund --loglevel=error
-fi
-
-./node_modules/.bin/bun test/controlplane/build.ts --with-local-cluster
+wait "$build_pid" || { echo "setup: building the control-plane binaries failed (see above)" >&2; exit 1; }

@@ -1,36 +1,73 @@
-// The compiled kube-loom executable in tests: built once per test process with
-// `bun build --compile` (as `bun run build` does), run as separate processes the way an
-// operator runs it, with logs in a file and /healthz to wait on.
-import { mkdirSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+// The compiled kube-loom executable in tests: built with `bun build --compile` (as `bun run
+// build` does), run as separate processes the way an operator runs it, with logs in a file and
+// /healthz to wait on. Test files run in parallel processes (test/run-test-files.ts), so builds
+// are cached by a hash of the sources and shared between processes under a lock.
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import { withBuildLock } from "../controlplane/build-lock.ts";
 import { type DaemonProcess, hasExited, logTail, spawnDaemon, stopDaemon } from "../controlplane/daemon-process.ts";
 import { freeLoopbackPorts } from "../controlplane/free-ports.ts";
 
 const repoRoot = resolve(import.meta.dir, "../..");
 const builds = new Map<string, Promise<string>>();
+// Everything a compiled entry can import, besides node_modules (pinned by the lock file).
+const SOURCE_GLOBS = ["mod.ts", "package-lock.json", "{cmd,pkg,controllers,config,test/fixtures}/**/*.{ts,json,yaml}"];
 
 /** Compiles `entry` (default: the real kube-loom) into a single executable; returns its path. */
 export function buildKubeLoom(entry = "cmd/kube-loom/main.ts"): Promise<string> {
   let build = builds.get(entry);
   if (!build) {
-    build = compile(entry);
+    build = compileOnce(entry);
     builds.set(entry, build);
   }
   return build;
 }
 
-async function compile(entry: string): Promise<string> {
+async function compileOnce(entry: string): Promise<string> {
   const outDir = join(repoRoot, ".cache", "test-bin");
   mkdirSync(outDir, { recursive: true });
-  const outfile = join(outDir, entry.replaceAll("/", "_").replace(/\.ts$/, ""));
-  const build = Bun.spawn(["./node_modules/.bin/bun", "build", "--compile", "--minify", entry, "--outfile", outfile], {
-    cwd: repoRoot,
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [code, stderr] = await Promise.all([build.exited, new Response(build.stderr).text()]);
-  if (code !== 0) throw new Error(`bun build --compile ${entry} failed (${code}): ${stderr}`);
-  return outfile;
+  const outfile = join(outDir, `${entry.replaceAll("/", "_").replace(/\.ts$/, "")}-${await sourceHash()}`);
+  if (existsSync(outfile)) return outfile;
+  const log = (message: string) => process.stderr.write(`[kube-loom-binary] ${message}\n`);
+  return withBuildLock(`${outfile}.lock`, log, async () => (existsSync(outfile) ? outfile : await compile(entry, outfile)));
+}
+
+async function compile(entry: string, outfile: string): Promise<string> {
+  // Written under another name and renamed, so no process ever runs a half-written executable.
+  const partial = `${outfile}.partial-${process.pid}`;
+  try {
+    const build = Bun.spawn(["./node_modules/.bin/bun", "build", "--compile", "--minify", entry, "--outfile", partial], {
+      cwd: repoRoot,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [code, stderr] = await Promise.all([build.exited, new Response(build.stderr).text()]);
+    if (code !== 0) throw new Error(`bun build --compile ${entry} failed (${code}): ${stderr}`);
+    renameSync(partial, outfile);
+    removeOlderBuilds(outfile);
+    return outfile;
+  } finally {
+    rmSync(partial, { force: true });
+  }
+}
+
+/** Builds of the same entry from older sources: about 100 MB each, never used again. */
+function removeOlderBuilds(outfile: string): void {
+  const dir = dirname(outfile);
+  const prefix = basename(outfile).replace(/-[0-9a-f]{16}$/, "-");
+  for (const name of readdirSync(dir)) {
+    if (name.startsWith(prefix) && /^[0-9a-f]{16}$/.test(name.slice(prefix.length)) && join(dir, name) !== outfile) rmSync(join(dir, name), { force: true });
+  }
+}
+
+async function sourceHash(): Promise<string> {
+  const hash = createHash("sha256");
+  for (const pattern of SOURCE_GLOBS) {
+    const files = await Array.fromAsync(new Bun.Glob(pattern).scan({ cwd: repoRoot }));
+    for (const file of files.sort()) hash.update(file).update("\0").update(readFileSync(join(repoRoot, file))).update("\0");
+  }
+  return hash.digest("hex").slice(0, 16);
 }
 
 export interface KubeLoomProcessOptions {

@@ -1,0 +1,108 @@
+// Runs every test file with `bun test`, two at a time on two cores: most integration tests spend
+// their time waiting on a control plane, so a second lane nearly halves the suite's wall time.
+// The unit tests (everything outside test/) are one job; each file under test/ is its own job,
+// longest first by the previous run's durations (file size on a first run). Each job's output is
+// printed whole when it ends; the last line is "N passed, N failed".
+//   bun test/run-test-files.ts [--jobs N] [file ...]
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { dirname, join, relative, resolve } from "node:path";
+import { parseArgs } from "node:util";
+
+const repoRoot = resolve(import.meta.dir, "..");
+const durationsFile = join(repoRoot, ".cache", "test-durations.json");
+const PER_TEST_TIMEOUT_MS = 600_000;
+
+interface Job {
+  name: string;
+  files: string[];
+}
+
+interface JobResult {
+  passed: number;
+  failed: number;
+  seconds: number;
+}
+
+const { values, positionals } = parseArgs({ args: process.argv.slice(2), allowPositionals: true, options: { jobs: { type: "string" } } });
+const lanes = values.jobs === undefined ? Math.max(2, availableParallelism()) : Number(values.jobs);
+if (!Number.isInteger(lanes) || lanes < 1) {
+  console.error(`--jobs must be a whole number of at least 1, not "${values.jobs}"`);
+  process.exit(2);
+}
+
+const files = positionals.length > 0 ? positionals.map((file) => relative(repoRoot, resolve(file))) : await allTestFiles();
+const jobs = longestFirst(groupIntoJobs(files), readDurations());
+const jobCount = jobs.length;
+const started = performance.now();
+const results = new Map<string, JobResult>();
+await Promise.all(Array.from({ length: Math.min(lanes, jobCount) }, () => runLane(jobs, results)));
+
+const totals = [...results.values()].reduce((sum, r) => ({ passed: sum.passed + r.passed, failed: sum.failed + r.failed }), { passed: 0, failed: 0 });
+writeDurations(results);
+console.log(`\n${jobCount} jobs on ${lanes} lanes in ${Math.round((performance.now() - started) / 1000)} s; slowest:`);
+for (const [name, result] of [...results].sort((a, b) => b[1].seconds - a[1].seconds).slice(0, 8)) console.log(`  ${result.seconds.toFixed(0).padStart(5)} s  ${name}`);
+console.log(`${totals.passed} passed, ${totals.failed} failed`);
+process.exit(totals.failed === 0 ? 0 : 1);
+
+async function allTestFiles(): Promise<string[]> {
+  const glob = new Bun.Glob("**/*.test.ts");
+  const found: string[] = [];
+  for await (const file of glob.scan({ cwd: repoRoot })) {
+    if (!file.startsWith("node_modules/") && !file.startsWith(".cache/") && !file.includes("/node_modules/")) found.push(file);
+  }
+  return found.sort();
+}
+
+function groupIntoJobs(testFiles: string[]): Job[] {
+  const unit = testFiles.filter((file) => !file.startsWith("test/"));
+  const integration = testFiles.filter((file) => file.startsWith("test/"));
+  return [...(unit.length > 0 ? [{ name: "unit tests", files: unit }] : []), ...integration.map((file) => ({ name: file, files: [file] }))];
+}
+
+function longestFirst(all: Job[], durations: Record<string, number>): Job[] {
+  const weight = (job: Job) => durations[job.name] ?? job.files.reduce((sum, file) => sum + statSync(join(repoRoot, file)).size / 1000, 0);
+  return [...all].sort((a, b) => weight(b) - weight(a));
+}
+
+async function runLane(queue: Job[], results: Map<string, JobResult>): Promise<void> {
+  for (let job = queue.shift(); job; job = queue.shift()) results.set(job.name, await runJob(job));
+}
+
+async function runJob(job: Job): Promise<JobResult> {
+  const started = performance.now();
+  const bun = Bun.spawn([process.execPath, "test", "--timeout", String(PER_TEST_TIMEOUT_MS), ...job.files.map((file) => `./${file}`)], {
+    cwd: repoRoot,
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [output, errors, exitCode] = await Promise.all([new Response(bun.stdout).text(), new Response(bun.stderr).text(), bun.exited]);
+  const text = output + errors;
+  const passed = lastCount(text, /^ *(\d+) pass$/gm);
+  // A file that crashes outside a test reports no failing test but exits non-zero: one failure.
+  const failed = Math.max(lastCount(text, /^ *(\d+) fail$/gm), exitCode === 0 ? 0 : 1);
+  const seconds = (performance.now() - started) / 1000;
+  console.log(`\n===== ${job.name}: ${passed} passed, ${failed} failed, ${seconds.toFixed(0)} s =====\n${text.trimEnd()}`);
+  return { passed, failed, seconds };
+}
+
+function lastCount(text: string, pattern: RegExp): number {
+  const matches = [...text.matchAll(pattern)];
+  return Number(matches.at(-1)?.[1] ?? 0);
+}
+
+function readDurations(): Record<string, number> {
+  if (!existsSync(durationsFile)) return {};
+  try {
+    return JSON.parse(readFileSync(durationsFile, "utf8")) as Record<string, number>;
+  } catch {
+    return {};
+  }
+}
+
+function writeDurations(latest: Map<string, JobResult>): void {
+  const merged = { ...readDurations(), ...Object.fromEntries([...latest].map(([name, result]) => [name, Math.round(result.seconds)])) };
+  mkdirSync(dirname(durationsFile), { recursive: true });
+  writeFileSync(durationsFile, `${JSON.stringify(merged, null, 1)}\n`);
+}
