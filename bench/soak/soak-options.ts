@@ -58,10 +58,10 @@ export function soakOptions(overrides: Partial<SoakOptions> = {}): SoakOptions {
   };
 }
 
-/** The CI variant: 100 s of workload and faults with fewer objects, then at most 90 s to settle. */
+/** The CI variant: 60 s of workload and faults (each kind about once) with fewer objects, then at most 90 s to settle. */
 export function shortSoakOptions(overrides: Partial<SoakOptions> = {}): SoakOptions {
   return soakOptions({
-    durationMs: 100_000,
+    durationMs: 60_000,
     operationsPerSecond: 1.5,
     meanFaultIntervalMs: 6_000,
     replicaSets: 2,

@@ -106,7 +106,7 @@ describe("network controller with real Neutron (kube-loom binary)", () => {
     );
     const message = readyCondition(await networks.get("outage-7"))?.message ?? "";
     expect(message).toStartWith("neutron is unavailable: Neutron GET");
-    await Bun.sleep(Math.max(0, 40_000 - (Date.now() - outageStarted)));
+    await Bun.sleep(Math.max(0, 20_000 - (Date.now() - outageStarted)));
     const outageSeconds = (Date.now() - outageStarted) / 1000;
     const unavailableCalls = counterTotal(await metrics(), providerOperationsMetric, 'result="unavailable"') - unavailableBefore;
     // Probes 1, 2, 4, 8, 16, 30 s apart: about log2 of the outage, plus calls already in flight

@@ -1,5 +1,5 @@
 // The chaos soak's short variant (bench/soak.ts runs the long one): two kube-loom replicas with
-// leader election, about 75 s of workload and faults, then convergence; zero violations allowed.
+// leader election, 60 s of workload and faults, then convergence; zero violations allowed.
 // A failure prints the seed and the evidence; SOAK_SEED=<seed> repeats its choices.
 import { rmSync } from "node:fs";
 import { expect, test } from "bun:test";
