@@ -45,6 +45,7 @@ export type { EventRecorder } from "./pkg/events/recorder.ts";
 
 // Flags of one's own controllers.
 export { boolFlag, durationFlag, enumFlag, type FlagDefinition, floatFlag, intFlag, stringFlag, stringListFlag } from "./pkg/options/flag-definition.ts";
+export { type FlagGroup, flagGroup, type FlagOptions, type GroupFlag, type NumericFlagOptions } from "./pkg/options/flag-group.ts";
 
 // The controllers kube-loom ships.
 export { builtinControllers } from "./controllers/registry.ts";

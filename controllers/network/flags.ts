@@ -1,98 +1,54 @@
 // The network controller's flags. Every one can also be set in the --config file under its
 // name; the Neutron settings can come from a Secret too (see neutron-settings.ts).
-import { durationFlag, enumFlag, intFlag, stringFlag, type FlagDefinition, type FlagSpec } from "../../pkg/options/flag-definition.ts";
+import type { FlagDefinition } from "../../pkg/options/flag-definition.ts";
+import { flagGroup } from "../../pkg/options/flag-group.ts";
 import { MINUTE, SECOND } from "../../pkg/options/go-duration.ts";
 
-const NETWORK = "Network controller";
-const NEUTRON = "Network controller: Neutron provider";
+const network = flagGroup("Network controller");
+const neutron = flagGroup("Network controller: Neutron provider");
 
-/** The Neutron provider's text settings, all in one --help group and empty unless a default is given. */
-function neutronStringFlag(spec: Omit<FlagSpec<string>, "group" | "default"> & { default?: string }): FlagDefinition<string> {
-  return stringFlag({ ...spec, group: NEUTRON, default: spec.default ?? "" });
-}
+export const networkProviderFlag = network.enum("network-provider", ["memory", "neutron"],
+  "Where Network objects are realised: 'memory' keeps them in this process (no cloud needed), 'neutron' creates them in OpenStack Neutron.");
 
-export const networkProviderFlag = enumFlag({
-  name: "network-provider",
-  group: NETWORK,
-  choices: ["memory", "neutron"],
-  default: "memory",
-  help: "Where Network objects are realised: 'memory' keeps them in this process (no cloud needed), 'neutron' creates them in OpenStack Neutron.",
-});
+export const concurrentNetworkSyncsFlag = network.int("concurrent-network-syncs", 5,
+  "Networks synced at the same time: more react faster, at the cost of load on the provider.", { min: 1 });
 
-export const concurrentNetworkSyncsFlag = intFlag({
-  name: "concurrent-network-syncs",
-  group: NETWORK,
-  default: 5,
-  min: 1,
-  help: "Networks synced at the same time: more react faster, at the cost of load on the provider.",
-});
+export const networkResyncPeriodFlag = network.duration("network-resync-period", 5 * MINUTE,
+  "How often every Network is compared with its provider network again, repairing changes made behind the controller's back. 0 turns this off.", { min: 0 });
 
-export const networkResyncPeriodFlag = durationFlag({
-  name: "network-resync-period",
-  group: NETWORK,
-  default: 5 * MINUTE,
-  min: 0,
-  help: "How often every Network is compared with its provider network again, repairing changes made behind the controller's back. 0 turns this off.",
-});
-
-export const neutronEndpointFlag = neutronStringFlag({
-  name: "neutron-endpoint",
-  help: "Neutron's URL, e.g. http://127.0.0.1:9696. Empty: the 'network' endpoint of Keystone's service catalog.",
-});
+export const neutronEndpointFlag = neutron.string("neutron-endpoint", "",
+  "Neutron's URL, e.g. http://127.0.0.1:9696. Empty: the 'network' endpoint of Keystone's service catalog.");
 
 export const neutronAuthTypes = ["password", "v3applicationcredential", "noauth"] as const;
-export const neutronAuthTypeFlag = enumFlag({
-  name: "neutron-auth-type",
-  group: NEUTRON,
-  choices: neutronAuthTypes,
-  default: "password",
-  help: "How to authenticate to Neutron: a Keystone v3 password, a Keystone v3 application credential, or nothing (a Neutron with auth_strategy = noauth; needs --neutron-project-id).",
-});
+export const neutronAuthTypeFlag = neutron.enum("neutron-auth-type", neutronAuthTypes,
+  "How to authenticate to Neutron: a Keystone v3 password, a Keystone v3 application credential, or nothing (a Neutron with auth_strategy = noauth; needs --neutron-project-id).");
 
-export const neutronAuthURLFlag = neutronStringFlag({ name: "neutron-auth-url", help: "Keystone's URL, e.g. https://keystone.example:5000/v3." });
+export const neutronAuthURLFlag = neutron.string("neutron-auth-url", "", "Keystone's URL, e.g. https://keystone.example:5000/v3.");
 
-export const neutronUsernameFlag = neutronStringFlag({ name: "neutron-username", help: "Keystone user name (password auth)." });
+export const neutronUsernameFlag = neutron.string("neutron-username", "", "Keystone user name (password auth).");
 
-export const neutronUserDomainNameFlag = neutronStringFlag({ name: "neutron-user-domain-name", default: "Default", help: "Keystone domain of --neutron-username." });
+export const neutronUserDomainNameFlag = neutron.string("neutron-user-domain-name", "Default", "Keystone domain of --neutron-username.");
 
-export const neutronProjectIDFlag = neutronStringFlag({
-  name: "neutron-project-id",
-  help: "Project that owns the networks: the token's scope with password auth, or the project_id sent with noauth.",
-});
+export const neutronProjectIDFlag = neutron.string("neutron-project-id", "",
+  "Project that owns the networks: the token's scope with password auth, or the project_id sent with noauth.");
 
-export const neutronProjectNameFlag = neutronStringFlag({ name: "neutron-project-name", help: "Project to scope the token to when --neutron-project-id is not set (password auth)." });
+export const neutronProjectNameFlag = neutron.string("neutron-project-name", "", "Project to scope the token to when --neutron-project-id is not set (password auth).");
 
-export const neutronProjectDomainNameFlag = neutronStringFlag({ name: "neutron-project-domain-name", default: "Default", help: "Keystone domain of --neutron-project-name." });
+export const neutronProjectDomainNameFlag = neutron.string("neutron-project-domain-name", "Default", "Keystone domain of --neutron-project-name.");
 
-export const neutronApplicationCredentialIDFlag = neutronStringFlag({
-  name: "neutron-application-credential-id",
-  help: "Keystone application credential id (v3applicationcredential auth); its secret comes from --neutron-credentials-secret.",
-});
+export const neutronApplicationCredentialIDFlag = neutron.string("neutron-application-credential-id", "",
+  "Keystone application credential id (v3applicationcredential auth); its secret comes from --neutron-credentials-secret.");
 
-export const neutronRegionFlag = neutronStringFlag({ name: "neutron-region", help: "Region of the catalog endpoint to use; empty: the first one." });
+export const neutronRegionFlag = neutron.string("neutron-region", "", "Region of the catalog endpoint to use; empty: the first one.");
 
 export const neutronInterfaces = ["public", "internal", "admin"] as const;
-export const neutronInterfaceFlag = enumFlag({
-  name: "neutron-interface",
-  group: NEUTRON,
-  choices: neutronInterfaces,
-  default: "public",
-  help: "Interface of the catalog endpoint to use.",
-});
+export const neutronInterfaceFlag = neutron.enum("neutron-interface", neutronInterfaces, "Interface of the catalog endpoint to use.");
 
-export const neutronCredentialsSecretFlag = neutronStringFlag({
-  name: "neutron-credentials-secret",
-  help: "A Secret, as namespace/name, holding 'password' or 'application-credential-secret', and optionally any other Neutron setting under its flag name without the 'neutron-' prefix (e.g. 'auth-url'); the Secret's values win over flags.",
-});
+export const neutronCredentialsSecretFlag = neutron.string("neutron-credentials-secret", "",
+  "A Secret, as namespace/name, holding 'password' or 'application-credential-secret', and optionally any other Neutron setting under its flag name without the 'neutron-' prefix (e.g. 'auth-url'); the Secret's values win over flags.");
 
-export const neutronRequestTimeoutFlag = durationFlag({
-  name: "neutron-request-timeout",
-  group: NEUTRON,
-  default: 30 * SECOND,
-  min: 0,
-  exclusiveMin: true,
-  help: "How long one request to Neutron or Keystone may take before it counts as unavailable.",
-});
+export const neutronRequestTimeoutFlag = neutron.duration("neutron-request-timeout", 30 * SECOND,
+  "How long one request to Neutron or Keystone may take before it counts as unavailable.", { min: 0, exclusiveMin: true });
 
 /** The settings a Secret may override, by their flag. */
 export const neutronSettingFlags = [

@@ -1,10 +1,5 @@
 // The replicaset controller's flags, named and defaulted as kube-controller-manager's.
-import { intFlag } from "../../pkg/options/flag-definition.ts";
+import { flagGroup } from "../../pkg/options/flag-group.ts";
 
-export const concurrentReplicaSetSyncsFlag = intFlag({
-  name: "concurrent-replicaset-syncs",
-  group: "ReplicaSet controller",
-  default: 5,
-  min: 1,
-  help: "ReplicaSets synced at the same time: more react faster, at the cost of CPU and API requests.",
-});
+export const concurrentReplicaSetSyncsFlag = flagGroup("ReplicaSet controller").int("concurrent-replicaset-syncs", 5,
+  "ReplicaSets synced at the same time: more react faster, at the cost of CPU and API requests.", { min: 1 });

@@ -2,18 +2,14 @@
 // the copies equal to it. Each copy is controlled by its Namespace (an ownerReference cannot
 // cross namespaces, a cluster-scoped owner can), so a copy edited or deleted by hand is repaired
 // at once. A finalizer on the source removes every copy before the source itself goes.
-import { controller, isNotFound, type KubeObject, resources, stringFlag } from "kube-loom";
+import { controller, flagGroup, isNotFound, type KubeObject, resources } from "kube-loom";
 
 interface ConfigMap extends KubeObject {
   data?: Record<string, string>;
 }
 
-export const sourceFlag = stringFlag({
-  name: "mirror-source",
-  group: "ConfigMap mirror",
-  default: "default/shared-settings",
-  help: "The ConfigMap, as namespace/name, to copy into every namespace labelled mirror.example.com/enabled=true.",
-});
+export const sourceFlag = flagGroup("ConfigMap mirror").string("mirror-source", "default/shared-settings",
+  "The ConfigMap, as namespace/name, to copy into every namespace labelled mirror.example.com/enabled=true.");
 const copyLabel = "mirror.example.com/copy";
 const finalizer = "mirror.example.com/copies";
 
