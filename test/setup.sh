@@ -19,7 +19,7 @@ fi
 # Go compiles on the CPU while apt-get mostly downloads: side by side they take the time of the builds alone.
 ./node_modules/.bin/bun test/controlplane/build.ts --with-local-cluster &
 build_pid=$!
-trap 'kill "$build_pid" 2>/dev/null' EXIT
+trap 'kill "$build_pid" 2>/dev/null || true' EXIT
 
 # openssl: the test PKI. prometheus: promtool checks /metrics. neutron-server and
 # mariadb-server: the real OpenStack Neutron API the network controller's tests run
@@ -41,7 +41,7 @@ neutron-api neutron/configure_api-endpoint boolean false
 PRESEED
   if [ ! -e /usr/sbin/policy-rc.d ]; then
     printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d
-    trap 'rm -f /usr/sbin/policy-rc.d; kill "$build_pid" 2>/dev/null' EXIT
+    trap 'rm -f /usr/sbin/policy-rc.d; kill "$build_pid" 2>/dev/null || true' EXIT
   fi
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
