@@ -2,20 +2,23 @@
 // the garbage collector; scaling, relabelling, orphaning and adoption for ReplicaSets) applied to
 // two identical control planes, one run by kube-controller-manager and one by kube-loom; after
 // both quiesce their outcomes must be identical. Asserts outcomes, not times. A disagreement is
-// run again: if it comes back, its seed and a shrunk reproduction (saved for --replay) are
-// printed; if not, it is reported as timing-dependent with its seed. Either kind makes the exit
-// code 1: a full run passes only when every case agreed (the CI test fails on reproduced ones).
+// run again, and run --upstream-runs times with kube-controller-manager on both sides: if
+// upstream itself once ends split exactly the same way, kube-loom's outcome is one upstream
+// reaches too (a race in upstream) and the case does not fail. Any other disagreement fails the
+// run (exit code 1) with its seed; one that comes back is also shrunk to a minimal reproduction,
+// saved for --replay.
 //   bun bench/differential.ts [--cases 100] [--seed S] [--suite gc|rs|all] [--peer kube-loom|kube-controller-manager]
-//                             [--repeat 1] [--idle-ms 2000] [--shrink-runs 40] [--report-dir DIR] [--keep-dir DIR] [--replay FILE]
+//                             [--repeat 1] [--idle-ms 2000] [--shrink-runs 40] [--upstream-runs 10] [--report-dir DIR]
+//                             [--keep-dir DIR] [--replay FILE]
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { parseArgs } from "node:util";
 import { peerNames, type PeerName } from "./differential/controller-process.ts";
-import { type DifferentialOptions, type ReplayCase, runDifferential, type SuiteName, suiteNames, type SuiteReport } from "./differential/run-differential.ts";
+import { type DifferentialOptions, isFailure, type ReplayCase, runDifferential, type SuiteName, suiteNames, type SuiteReport } from "./differential/run-differential.ts";
 import { printTable } from "./print-table.ts";
 
 const usage =
-  "usage: bun bench/differential.ts [--cases N] [--seed S] [--suite gc|rs|all] [--peer kube-loom|kube-controller-manager] [--repeat N] [--idle-ms MS] [--quiescence-timeout-s S] [--shrink-runs N] [--report-dir DIR] [--keep-dir DIR] [--replay FILE]";
+  "usage: bun bench/differential.ts [--cases N] [--seed S] [--suite gc|rs|all] [--peer kube-loom|kube-controller-manager] [--repeat N] [--idle-ms MS] [--quiescence-timeout-s S] [--shrink-runs N] [--upstream-runs N] [--report-dir DIR] [--keep-dir DIR] [--replay FILE]";
 
 let options: DifferentialOptions;
 try {
@@ -28,7 +31,7 @@ try {
 console.error(`differential: seed ${options.seed}, ${options.replay ? "1 replayed case" : `${options.cases} cases per suite`}, kube-controller-manager vs ${options.peer}`);
 const reports = await runDifferential(options);
 printReports(reports);
-process.exit(reports.some((report) => report.disagreements.length > 0) ? 1 : 0);
+process.exit(reports.some((report) => report.disagreements.some(isFailure)) ? 1 : 0);
 
 function parseOptions(args: string[]): DifferentialOptions {
   const { values } = parseArgs({
@@ -43,6 +46,7 @@ function parseOptions(args: string[]): DifferentialOptions {
       "idle-ms": { type: "string", default: "2000" },
       "quiescence-timeout-s": { type: "string", default: "90" },
       "shrink-runs": { type: "string", default: "40" },
+      "upstream-runs": { type: "string", default: "10" },
       "report-dir": { type: "string", default: tmpdir() },
       "keep-dir": { type: "string" },
       replay: { type: "string" },
@@ -61,6 +65,7 @@ function parseOptions(args: string[]): DifferentialOptions {
     idleMs: positiveInteger("--idle-ms", values["idle-ms"]),
     quiescenceTimeoutMs: positiveInteger("--quiescence-timeout-s", values["quiescence-timeout-s"]) * 1000,
     shrinkRuns: nonNegativeInteger("--shrink-runs", values["shrink-runs"]),
+    upstreamRuns: nonNegativeInteger("--upstream-runs", values["upstream-runs"]),
     reportDir: values["report-dir"],
     ...(values["keep-dir"] === undefined ? {} : { keepDir: values["keep-dir"] }),
     ...(replay ? { replay } : {}),
@@ -95,16 +100,18 @@ function readReplay(path: string): ReplayCase {
 }
 
 function printReports(reports: SuiteReport[]): void {
-  const rows = [["suite", "sides", "seeds", "runs", "agreed", "disagreed (reproduced)", "minutes", "s per run"]];
+  const rows = [["suite", "sides", "seeds", "runs", "agreed", "disagreed (reproduced; upstream too)", "failed", "minutes", "s per run"]];
   for (const report of reports) {
     const reproduced = report.disagreements.filter((disagreement) => disagreement.reproduced).length;
+    const upstreamToo = report.disagreements.filter((disagreement) => !isFailure(disagreement)).length;
     rows.push([
       report.title,
       report.sides.join(" vs "),
       seedRange(report),
       String(report.cases),
       String(report.agreed),
-      `${report.disagreements.length} (${reproduced})`,
+      `${report.disagreements.length} (${reproduced}; ${upstreamToo})`,
+      String(report.disagreements.filter(isFailure).length),
       (report.seconds / 60).toFixed(1),
       (report.seconds / report.cases).toFixed(1),
     ]);
@@ -112,8 +119,11 @@ function printReports(reports: SuiteReport[]): void {
   printTable(rows);
   for (const report of reports) {
     for (const disagreement of report.disagreements) {
-      const where = disagreement.minimal ? `, minimal case in ${disagreement.minimal.file}` : disagreement.reproduced ? "" : ": timing-dependent, did not come back";
-      console.log(`${report.suite} seed ${disagreement.seed}: ${disagreement.diff.length} differing lines${where}`);
+      const where = disagreement.minimal ? `, minimal case in ${disagreement.minimal.file}` : disagreement.reproduced ? "" : ", timing-dependent (did not come back)";
+      const upstream = disagreement.upstream
+        ? `; kube-controller-manager against itself: ${disagreement.upstream.disagreed} of ${disagreement.upstream.runs} runs disagreed${disagreement.upstream.sameSplit ? ", once split exactly so (upstream race, not a failure)" : ""}`
+        : "";
+      console.log(`${report.suite} seed ${disagreement.seed}: ${disagreement.diff.length} differing lines${where}${upstream}${isFailure(disagreement) ? ": FAILED" : ""}`);
     }
   }
 }

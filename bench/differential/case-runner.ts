@@ -4,7 +4,7 @@
 import type { KubeClient } from "../../pkg/kube/client.ts";
 import { CaseScope } from "./case-scope.ts";
 import type { DifferentialSuite } from "./differential-suite.ts";
-import { agrees, diffOutcomes, formatDiff } from "./outcome-diff.ts";
+import { agrees, diffOutcomes, formatDiff, type OutcomeDiff } from "./outcome-diff.ts";
 import { type QuietSource, waitForQuiescence } from "./quiescence.ts";
 
 export interface Side extends QuietSource {
@@ -20,6 +20,8 @@ export interface CaseRun {
   agreed: boolean;
   /** The disagreement, "- only on <left>: …" / "+ only on <right>: …", or the error that ended the run. */
   diff: string[];
+  /** The lines only one side has; none when the run itself failed. */
+  outcome?: OutcomeDiff;
   seconds: number;
 }
 
@@ -45,7 +47,7 @@ export async function runCase<Case>(
     const snapshots = await Promise.all(appliers.map((applier) => applier.snapshot()));
     const [left, right] = sides.map((_, side) => [...(outcomes[side] ?? []), ...(snapshots[side] ?? [])]);
     const diff = diffOutcomes(left ?? [], right ?? []);
-    return { agreed: agrees(diff), diff: formatDiff(diff, sides[0].name, sides[1].name), seconds: seconds() };
+    return { agreed: agrees(diff), diff: formatDiff(diff, sides[0].name, sides[1].name), outcome: diff, seconds: seconds() };
   } catch (err) {
     return { agreed: false, diff: [`run failed: ${err instanceof Error ? err.message : String(err)}`], seconds: seconds() };
   }

@@ -27,3 +27,9 @@ export function agrees(diff: OutcomeDiff): boolean {
 export function formatDiff(diff: OutcomeDiff, leftName: string, rightName: string): string[] {
   return [...diff.onlyLeft.map((line) => `- only on ${leftName}: ${line}`), ...diff.onlyRight.map((line) => `+ only on ${rightName}: ${line}`)];
 }
+
+/** Whether `other` splits the same way as `diff`, whichever side had which lines. */
+export function sameSplit(diff: OutcomeDiff, other: OutcomeDiff): boolean {
+  const same = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((line, i) => line === b[i]);
+  return (same(diff.onlyLeft, other.onlyLeft) && same(diff.onlyRight, other.onlyRight)) || (same(diff.onlyLeft, other.onlyRight) && same(diff.onlyRight, other.onlyLeft));
+}

@@ -2,7 +2,9 @@
 // other's objects), kube-controller-manager on the first and the peer (kube-loom, or
 // kube-controller-manager again to see what upstream itself does not decide the same way twice)
 // on the second; per suite, the same seeded cases applied to both, compared, and every
-// disagreement confirmed by a second run and shrunk to a minimal reproduction.
+// disagreement run again, put to upstream (the same case with kube-controller-manager on both
+// sides: does upstream itself ever end as kube-loom did?) and, if it is kube-loom's alone and
+// comes back, shrunk to a minimal reproduction.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureBinaries } from "../../test/controlplane/binaries.ts";
@@ -20,6 +22,7 @@ import type { GcCase } from "./gc-case.ts";
 import { gcSuite } from "./gc-suite.ts";
 import type { RsCase } from "./rs-case.ts";
 import { rsSuite } from "./rs-suite.ts";
+import { sameSplit } from "./outcome-diff.ts";
 import { shrinkCase } from "./shrink.ts";
 
 export type SuiteName = "gc" | "rs";
@@ -39,6 +42,8 @@ export interface DifferentialOptions extends RunSettings {
   peer: PeerName;
   /** Runs spent shrinking one disagreement. */
   shrinkRuns: number;
+  /** Runs of a disagreeing case with kube-controller-manager on both sides, looking for kube-loom's outcome. */
+  upstreamRuns: number;
   /** Where minimal reproductions are written. */
   reportDir: string;
   /** Keeps both control planes' folders (controller logs included) under this folder. */
@@ -51,8 +56,13 @@ export interface DifferentialOptions extends RunSettings {
 export interface Disagreement {
   seed: number;
   diff: string[];
-  /** The second run of the same case disagreed too; one that did not is timing-dependent, reported but not a failure. */
+  /** The second run of the same case disagreed too; one that did not is timing-dependent. */
   reproduced: boolean;
+  /**
+   * kube-controller-manager against itself on the same case ended once split exactly as here:
+   * kube-loom's outcome is one upstream reaches too (a race in upstream), not a failure.
+   */
+  upstream?: { runs: number; disagreed: number; sameSplit: boolean };
   minimal?: { description: string[]; diff: string[]; runs: number; complete: boolean; file: string };
 }
 
@@ -106,6 +116,12 @@ async function findExecutables(peer: PeerName): Promise<Executables> {
 interface RunningSide extends Side {
   controller: ControllerProcess;
   observer: ActivityObserver;
+  controlPlane: ControlPlane;
+}
+
+/** True when a disagreement fails the run: kube-loom's outcome, never reached by upstream. */
+export function isFailure(disagreement: Disagreement): boolean {
+  return !disagreement.upstream?.sameSplit;
 }
 
 async function runSuite<Case>(
@@ -124,10 +140,36 @@ async function runSuite<Case>(
       const controller = await startControllerProcess(peers[index] ?? options.peer, controlPlane, suite.controllers, executables, `${suite.name}-${peers[index]}`);
       const observer = await ActivityObserver.start(client, suite.watched);
       const name = sideNames[index] ?? "";
-      return { name, client, controller, observer, lastChangeAt: () => observer.lastChangeAt, queueActivity: () => controller.queueActivity() };
+      const side: RunningSide = {
+        name,
+        client,
+        controller,
+        observer,
+        controlPlane,
+        lastChangeAt: () => observer.lastChangeAt,
+        queueActivity: () => side.controller.queueActivity(),
+      };
+      return side;
     }),
   );
   const pair = sides as [RunningSide, RunningSide];
+  /** Runs a case with kube-controller-manager in place of the peer, then puts the peer back. */
+  const askUpstream = async (testCase: Case, nextScope: () => string): Promise<CaseRun[]> => {
+    const second = pair[1];
+    const swap = async (peer: PeerName) => {
+      await second.controller.stop();
+      second.controller = await startControllerProcess(peer, second.controlPlane, suite.controllers, executables, `${suite.name}-${peer}-upstream-check`);
+    };
+    await swap("kube-controller-manager");
+    const upstreamSides: [Side, Side] = [pair[0], { ...second, name: `${peers[0]} (second)`, queueActivity: () => second.controller.queueActivity() }];
+    try {
+      const runs: CaseRun[] = [];
+      for (let i = 0; i < options.upstreamRuns; i++) runs.push(await runCase(suite, upstreamSides, testCase, nextScope(), options));
+      return runs;
+    } finally {
+      await swap(options.peer);
+    }
+  };
   try {
     options.log(`${suite.title}: ${sideNames.join(" vs ")}; warming up`);
     await Promise.all(pair.map((side) => suite.warmUp(side.client, new CaseScope(`${suite.name}-warm-up`))));
@@ -140,7 +182,10 @@ async function runSuite<Case>(
     for (const { seed, case: testCase } of cases) {
       const run = await runCase(suite, pair, testCase, scopeOf(seed), options);
       options.log(`${suite.name} seed ${seed}: ${run.agreed ? "agree" : "DISAGREE"} (${run.seconds.toFixed(1)} s)`);
-      if (!run.agreed) disagreements.push(await investigate(suite, pair, seed, testCase, run, () => scopeOf(seed), options));
+      if (!run.agreed) {
+        const upstreamCheck = peers[1] === peers[0] ? undefined : askUpstream;
+        disagreements.push(await investigate(suite, pair, seed, testCase, run, () => scopeOf(seed), upstreamCheck, options));
+      }
     }
     return {
       suite: suite.name as SuiteName,
@@ -161,7 +206,10 @@ function seededCase<Case>(suite: DifferentialSuite<Case>, seed: number): { seed:
   return { seed, case: suite.generate(new SeededRandom(seed)) };
 }
 
-/** Runs a disagreeing case again, and if it disagrees again, shrinks it and saves the smallest variant that still does. */
+/**
+ * Runs a disagreeing case again and puts it to upstream; if kube-loom's outcome is its own and
+ * came back, shrinks the case and saves the smallest variant that still disagrees.
+ */
 async function investigate<Case>(
   suite: DifferentialSuite<Case>,
   sides: readonly [Side, Side],
@@ -169,14 +217,27 @@ async function investigate<Case>(
   testCase: Case,
   first: CaseRun,
   nextScope: () => string,
+  askUpstream: ((testCase: Case, nextScope: () => string) => Promise<CaseRun[]>) | undefined,
   options: DifferentialOptions,
 ): Promise<Disagreement> {
   for (const line of first.diff) options.log(`  ${line}`);
   const rerun = async (candidate: Case) => runCase(suite, sides, candidate, nextScope(), options);
   const again = await rerun(testCase);
-  if (again.agreed) {
-    options.log(`  seed ${seed} agreed when run again: timing-dependent, not shrunk`);
-    return { seed, diff: first.diff, reproduced: false };
+  const reproduced = !again.agreed;
+  let upstream: Disagreement["upstream"];
+  if (askUpstream && first.outcome && options.upstreamRuns > 0) {
+    const split = first.outcome;
+    const runs = await askUpstream(testCase, nextScope);
+    const disagreed = runs.filter((run) => !run.agreed);
+    upstream = { runs: runs.length, disagreed: disagreed.length, sameSplit: disagreed.some((run) => run.outcome !== undefined && sameSplit(split, run.outcome)) };
+    options.log(
+      `  seed ${seed} with kube-controller-manager on both sides: ${upstream.disagreed} of ${upstream.runs} runs disagreed` +
+        (upstream.sameSplit ? ", split exactly as here: upstream reaches kube-loom's outcome too" : ""),
+    );
+  }
+  if (!reproduced || upstream?.sameSplit) {
+    if (!reproduced) options.log(`  seed ${seed} agreed when run again: timing-dependent, not shrunk`);
+    return { seed, diff: first.diff, reproduced, ...(upstream ? { upstream } : {}) };
   }
   let minimalDiff = again.diff;
   const shrunk = await shrinkCase(
@@ -196,5 +257,11 @@ async function investigate<Case>(
   options.log(`  seed ${seed} shrunk in ${shrunk.runs} runs${shrunk.complete ? "" : " (budget spent)"} to:`);
   for (const line of [...description, ...minimalDiff]) options.log(`    ${line}`);
   options.log(`  replay: bun bench/differential.ts --replay ${file}`);
-  return { seed, diff: first.diff, reproduced: true, minimal: { description, diff: minimalDiff, runs: shrunk.runs, complete: shrunk.complete, file } };
+  return {
+    seed,
+    diff: first.diff,
+    reproduced: true,
+    ...(upstream ? { upstream } : {}),
+    minimal: { description, diff: minimalDiff, runs: shrunk.runs, complete: shrunk.complete, file },
+  };
 }
