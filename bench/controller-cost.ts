@@ -9,15 +9,15 @@ import { join } from "node:path";
 import type { KubeClient } from "../pkg/kube/client.ts";
 import { resources } from "../pkg/kube/gvr.ts";
 import type { KubeObject } from "../pkg/kube/objects.ts";
-import { ensureBinaries } from "../test/controlplane/binaries.ts";
 import { ControlPlane } from "../test/controlplane/control-plane.ts";
 import { spawnDaemon, stopDaemon } from "../test/controlplane/daemon-process.ts";
 import { ensureNamespace, fastClient, inParallel } from "../test/integration/informer-fixtures.ts";
 import { apply, createNamespace, kubectl, replicaSetManifest, waitForStatus } from "../test/replicaset/replicaset-fixture.ts";
 import { waitUntil } from "../test/support/eventually.ts";
-import { buildKubeLoom } from "../test/support/kube-loom-binary.ts";
-import { type Comparison, mebibytes, printComparison, seconds } from "./comparison.ts";
+import { mebibytes, printComparison, seconds } from "./comparison.ts";
+import { buildPeerProcesses, comparisonOf, type PeerProcess, type System } from "./peer-processes.ts";
 import { cpuSeconds, residentMiB } from "./process-usage.ts";
+import { Samples } from "./statistics.ts";
 
 const objects = Number(process.argv[2] ?? 10_000);
 const idleSeconds = Number(process.argv[3] ?? 60);
@@ -26,52 +26,11 @@ const replicas = Number(process.argv[5] ?? 1000);
 /** After the monitors synced: the collector's first pass over the graph, and the JIT, settle down. */
 const settleMs = 10_000;
 
-type System = "kube-controller-manager" | "kube-loom";
-
-interface Manager {
-  system: System;
-  command(kubeconfig: string): string[];
-  /** The garbage collector's monitors synced: both controllers run. */
-  ready: RegExp;
-}
-
-const [controlPlane, binaries, kubeLoomBinary] = await Promise.all([
+const [controlPlane, managers] = await Promise.all([
   ControlPlane.start(),
-  ensureBinaries({ withControllerManager: true }),
-  buildKubeLoom(),
+  buildPeerProcesses({ "kube-controller-manager": "replicaset-controller,garbage-collector-controller", "kube-loom": "replicaset,garbagecollector" }),
 ]);
-
-const managers: Manager[] = [
-  {
-    system: "kube-controller-manager",
-    command: (kubeconfig) => [
-      binaries.kubeControllerManager,
-      `--kubeconfig=${kubeconfig}`,
-      "--controllers=replicaset-controller,garbage-collector-controller",
-      "--leader-elect=false",
-      "--secure-port=0",
-    ],
-    ready: /resource monitors (have synced|could not be synced)/,
-  },
-  {
-    system: "kube-loom",
-    command: (kubeconfig) => [
-      kubeLoomBinary,
-      `--kubeconfig=${kubeconfig}`,
-      "--controllers=replicaset,garbagecollector",
-      "--leader-elect=false",
-      "--port=0",
-      "--secure-port=0",
-    ],
-    ready: /resource monitors (have synced|synced in time)/,
-  },
-];
-
-const samples = new Map<string, number[]>();
-const record = (figure: string, system: System, value: number) => {
-  const key = `${figure} ${system}`;
-  samples.set(key, [...(samples.get(key) ?? []), value]);
-};
+const samples = new Samples<System>();
 
 try {
   const client = await fastClient(controlPlane.kubeconfigPath);
@@ -114,18 +73,18 @@ async function sampleRss(pid: number, intervalMs: number, work: Promise<unknown>
   return rss;
 }
 
-async function measure(client: KubeClient, manager: Manager, round: number): Promise<void> {
+async function measure(client: KubeClient, manager: PeerProcess, round: number): Promise<void> {
   const logPath = join(controlPlane.dir, `${manager.system}-${round}.log`);
   const process = spawnDaemon(manager.command(controlPlane.kubeconfigPath), logPath);
   try {
-    await waitUntil(() => manager.ready.test(readFileSync(logPath, "utf8")), `${manager.system} to sync (log ${logPath})`, 300_000, 100);
+    await waitUntil(() => manager.monitorsSynced.test(readFileSync(logPath, "utf8")), `${manager.system} to sync (log ${logPath})`, 300_000, 100);
     await Bun.sleep(settleMs);
 
     const idleCpu = cpuSeconds(process.pid);
     const idleRss = await sampleRss(process.pid, 1000, Bun.sleep(idleSeconds * 1000));
     const idleCpuPerMinute = ((cpuSeconds(process.pid) - idleCpu) / idleSeconds) * 60;
-    record("idle cpu", manager.system, idleCpuPerMinute);
-    record("idle rss", manager.system, Math.max(...idleRss));
+    samples.record("idle cpu", manager.system, idleCpuPerMinute);
+    samples.record("idle rss", manager.system, Math.max(...idleRss));
 
     const namespace = await createNamespace(client, `cost-${manager.system}-${round}`);
     await apply(controlPlane, [replicaSetManifest({ name: "web", namespace, replicas: 0 })]);
@@ -138,10 +97,10 @@ async function measure(client: KubeClient, manager: Manager, round: number): Pro
     const scaleRss = await sampleRss(process.pid, 500, scaling);
     const scaleSeconds = (performance.now() - started) / 1000;
     const scaleCpuSeconds = cpuSeconds(process.pid) - scaleCpu;
-    record("scale cpu", manager.system, (scaleCpuSeconds / scaleSeconds) * 60);
-    record("scale cpu total", manager.system, scaleCpuSeconds);
-    record("scale rss", manager.system, Math.max(...scaleRss));
-    record("scale seconds", manager.system, scaleSeconds);
+    samples.record("scale cpu", manager.system, (scaleCpuSeconds / scaleSeconds) * 60);
+    samples.record("scale cpu total", manager.system, scaleCpuSeconds);
+    samples.record("scale rss", manager.system, Math.max(...scaleRss));
+    samples.record("scale seconds", manager.system, scaleSeconds);
     console.error(
       `${manager.system} round ${round}: idle ${idleCpuPerMinute.toFixed(2)} CPU s/min, RSS ≤ ${Math.max(...idleRss).toFixed(0)} MiB; ` +
         `0 → ${replicas} in ${scaleSeconds.toFixed(1)} s: ${scaleCpuSeconds.toFixed(2)} CPU s, RSS ≤ ${Math.max(...scaleRss).toFixed(0)} MiB`,
@@ -155,12 +114,7 @@ async function measure(client: KubeClient, manager: Manager, round: number): Pro
 }
 
 function printResults(): void {
-  const row = (scenario: string, figure: string, format: (value: number) => string): Comparison => ({
-    scenario,
-    upstream: samples.get(`${figure} kube-controller-manager`) ?? [],
-    kubeLoom: samples.get(`${figure} kube-loom`) ?? [],
-    format,
-  });
+  const row = (scenario: string, figure: string, format: (value: number) => string) => comparisonOf(samples, scenario, figure, { format });
   const cpuPerMinute = (value: number) => `${value.toFixed(2)} CPU s/min`;
   printComparison(
     [

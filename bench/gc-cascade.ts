@@ -11,18 +11,18 @@
 //   bun bench/gc-cascade.ts [dependents, default 1000] [objects, default 50000] [rounds, default 3]
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ensureBinaries } from "../test/controlplane/binaries.ts";
 import { ControlPlane } from "../test/controlplane/control-plane.ts";
 import { spawnDaemon, stopDaemon } from "../test/controlplane/daemon-process.ts";
 import { ensureNamespace, fastClient, inParallel } from "../test/integration/informer-fixtures.ts";
-import { buildKubeLoom } from "../test/support/kube-loom-binary.ts";
 import type { KubeClient } from "../pkg/kube/client.ts";
 import { resources } from "../pkg/kube/gvr.ts";
 import type { KubeObject, OwnerReference } from "../pkg/kube/objects.ts";
 import { waitUntil } from "../test/support/eventually.ts";
 import { clientGoPeer, runClientGoPeer } from "./client-go-peer.ts";
 import { type Comparison, mebibytes, printComparison } from "./comparison.ts";
+import { buildPeerProcesses, comparisonOf, type PeerProcess, type System } from "./peer-processes.ts";
 import { residentMiB } from "./process-usage.ts";
+import { Samples } from "./statistics.ts";
 
 const dependents = Number(process.argv[2] ?? 1000);
 const objects = Number(process.argv[3] ?? 50_000);
@@ -34,15 +34,6 @@ const collectorBurst = "30";
 const informerQps = "20";
 const informerBurst = "30";
 const treeWidth = 30;
-
-type System = "kube-controller-manager" | "kube-loom";
-
-interface Collector {
-  system: System;
-  command(kubeconfig: string): string[];
-  /** A log line saying the collector's monitors synced (or gave up waiting) and workers run. */
-  ready: RegExp;
-}
 
 type Propagation = "Background" | "Foreground";
 
@@ -58,46 +49,12 @@ const cascades: Cascade[] = (["Background", "Foreground"] as const).flatMap((pro
   { name: `${propagation.toLowerCase()} tree 1 → ${treeWidth} → ${treeWidth}×${treeWidth}`, propagation, create: createTree },
 ]);
 
-const [controlPlane, binaries, kubeLoomBinary] = await Promise.all([
+const [controlPlane, collectors] = await Promise.all([
   ControlPlane.start(),
-  ensureBinaries({ withControllerManager: true }),
-  buildKubeLoom(),
+  buildPeerProcesses({ "kube-controller-manager": "garbage-collector-controller", "kube-loom": "garbagecollector" }),
   clientGoPeer(),
 ]);
-
-const collectors: Collector[] = [
-  {
-    system: "kube-controller-manager",
-    command: (kubeconfig) => [
-      binaries.kubeControllerManager,
-      `--kubeconfig=${kubeconfig}`,
-      "--controllers=garbage-collector-controller",
-      "--leader-elect=false",
-      "--secure-port=0",
-    ],
-    ready: /resource monitors (have synced|could not be synced)/,
-  },
-  {
-    system: "kube-loom",
-    command: (kubeconfig) => [
-      kubeLoomBinary,
-      `--kubeconfig=${kubeconfig}`,
-      "--controllers=garbagecollector",
-      "--leader-elect=false",
-      "--port=0",
-      "--secure-port=0",
-    ],
-    ready: /resource monitors (have synced|synced in time)/,
-  },
-];
-
-/** Samples by figure ("sync", "rss", a cascade's name) and by system or "limit". */
-const samples = new Map<string, number[]>();
-const record = (figure: string, who: System | "limit", value: number) => {
-  const key = `${figure} ${who}`;
-  samples.set(key, [...(samples.get(key) ?? []), value]);
-};
-const recorded = (figure: string, who: System | "limit") => samples.get(`${figure} ${who}`) ?? [];
+const samples = new Samples<System | "limit">();
 
 try {
   const client = await fastClient(controlPlane.kubeconfigPath);
@@ -155,21 +112,21 @@ async function createTree(client: KubeClient, namespace: string): Promise<{ root
   return { root: "root", collected: treeWidth + treeWidth * treeWidth };
 }
 
-async function measure(client: KubeClient, collector: Collector, round: number): Promise<void> {
+async function measure(client: KubeClient, collector: PeerProcess, round: number): Promise<void> {
   const logPath = join(controlPlane.dir, `${collector.system}-${round}.log`);
   const started = performance.now();
   const process = spawnDaemon(collector.command(controlPlane.kubeconfigPath), logPath);
   try {
-    await waitUntil(() => collector.ready.test(readFileSync(logPath, "utf8")), `${collector.system} to sync (log ${logPath})`, 300_000, 50);
+    await waitUntil(() => collector.monitorsSynced.test(readFileSync(logPath, "utf8")), `${collector.system} to sync (log ${logPath})`, 300_000, 50);
     const syncSeconds = (performance.now() - started) / 1000;
-    record("sync", collector.system, syncSeconds);
+    samples.record("sync", collector.system, syncSeconds);
     await Bun.sleep(5000);
     const rss = residentMiB(process.pid);
-    record("rss", collector.system, rss);
+    samples.record("rss", collector.system, rss);
     const times: string[] = [];
     for (const [i, cascade] of cascades.entries()) {
       const seconds = await runCascade(client, cascade, `cascade-${collector.system}-${round}-${i}`);
-      record(cascade.name, collector.system, seconds);
+      samples.record(cascade.name, collector.system, seconds);
       times.push(seconds.toFixed(1));
     }
     console.error(`${collector.system} round ${round}: synced in ${syncSeconds.toFixed(2)} s, RSS ${rss.toFixed(0)} MiB, cascades ${times.join(" / ")} s`);
@@ -192,7 +149,7 @@ async function runCascade(client: KubeClient, cascade: Cascade, namespace: strin
 async function measureLimits(client: KubeClient, round: number): Promise<void> {
   const kubeconfig = controlPlane.kubeconfigPath;
   const lists = await runClientGoPeer<{ syncMs: number; resources: number }>(["monitor-lists", kubeconfig, informerQps, informerBurst]);
-  record("sync", "limit", lists.syncMs / 1000);
+  samples.record("sync", "limit", lists.syncMs / 1000);
   const deletes: string[] = [];
   // Both propagations delete the same objects: one limit per shape.
   for (const [shape, create] of [createFlat, createTree].entries()) {
@@ -203,7 +160,7 @@ async function measureLimits(client: KubeClient, round: number): Promise<void> {
     await client.dynamic.resource(resources.configMaps, namespace).delete(root);
     const path = `/api/v1/namespaces/${namespace}/configmaps`;
     const { seconds } = await runClientGoPeer<{ seconds: number }>(["delete", kubeconfig, path, collectorQps, collectorBurst]);
-    for (const cascade of cascades) if (cascade.create === create) record(cascade.name, "limit", seconds);
+    for (const cascade of cascades) if (cascade.create === create) samples.record(cascade.name, "limit", seconds);
     deletes.push(`${collected} in ${seconds.toFixed(1)} s`);
   }
   console.error(`limits round ${round}: ${lists.resources} monitor lists in ${(lists.syncMs / 1000).toFixed(2)} s; deletes ${deletes.join(", ")}`);
@@ -216,13 +173,7 @@ async function count(client: KubeClient, namespace: string): Promise<number> {
 }
 
 function printResults(): void {
-  const row = (scenario: string, figure: string, extra: Partial<Comparison> = {}): Comparison => ({
-    scenario,
-    upstream: recorded(figure, "kube-controller-manager"),
-    kubeLoom: recorded(figure, "kube-loom"),
-    ...(recorded(figure, "limit").length > 0 ? { limit: recorded(figure, "limit") } : {}),
-    ...extra,
-  });
+  const row = (scenario: string, figure: string, extra: Partial<Comparison> = {}) => comparisonOf(samples, scenario, figure, extra);
   const rows = [
     row(`monitors synced, ${objects.toLocaleString("en-US")} objects (limit: discovery + metadata LISTs)`, "sync"),
     row("RSS after sync", "rss", { format: mebibytes }),

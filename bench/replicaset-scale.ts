@@ -8,26 +8,19 @@
 //   bun bench/replicaset-scale.ts [replicas, default 1000] [rounds, default 3] [settings, default "20,500"]
 import { join } from "node:path";
 import type { KubeClient } from "../pkg/kube/client.ts";
-import { ensureBinaries } from "../test/controlplane/binaries.ts";
 import { ControlPlane } from "../test/controlplane/control-plane.ts";
 import { spawnDaemon, stopDaemon } from "../test/controlplane/daemon-process.ts";
 import { fastClient } from "../test/integration/informer-fixtures.ts";
 import { apply, createNamespace, kubectl, PodCensus, replicaSetManifest, waitForStatus } from "../test/replicaset/replicaset-fixture.ts";
 import { podFromTemplate } from "../controllers/replicaset/pod-control.ts";
-import { buildKubeLoom } from "../test/support/kube-loom-binary.ts";
 import { clientGoPeer, runClientGoPeer } from "./client-go-peer.ts";
 import { type Comparison, printComparison } from "./comparison.ts";
+import { buildPeerProcesses, comparisonOf, type PeerProcess, type System } from "./peer-processes.ts";
+import { Samples } from "./statistics.ts";
 
 const replicas = Number(process.argv[2] ?? 1000);
 const rounds = Number(process.argv[3] ?? 3);
 const qpsSettings = (process.argv[4] ?? "20,500").split(",").map(Number);
-
-type System = "kube-controller-manager" | "kube-loom";
-
-interface Controller {
-  system: System;
-  command(kubeconfig: string, limits: string[]): string[];
-}
 
 /** A client limit: kube-controller-manager's default burst for qps 20, twice the qps above. */
 interface Limits {
@@ -38,42 +31,13 @@ interface Limits {
 const settings: Limits[] = qpsSettings.map((qps) => ({ qps, burst: qps === 20 ? 30 : 2 * qps }));
 const label = ({ qps, burst }: Limits) => `qps ${qps} / burst ${burst}`;
 
-const [controlPlane, binaries, kubeLoomBinary] = await Promise.all([
+const [controlPlane, controllers] = await Promise.all([
   ControlPlane.start(),
-  ensureBinaries({ withControllerManager: true }),
-  buildKubeLoom(),
+  buildPeerProcesses({ "kube-controller-manager": "replicaset-controller", "kube-loom": "replicaset" }),
   clientGoPeer(),
 ]);
-
-const controllers: Controller[] = [
-  {
-    system: "kube-controller-manager",
-    command: (kubeconfig, limits) => [
-      binaries.kubeControllerManager,
-      `--kubeconfig=${kubeconfig}`,
-      "--controllers=replicaset-controller",
-      "--leader-elect=false",
-      "--secure-port=0",
-      ...limits,
-    ],
-  },
-  {
-    system: "kube-loom",
-    command: (kubeconfig, limits) => [
-      kubeLoomBinary,
-      `--kubeconfig=${kubeconfig}`,
-      "--controllers=replicaset",
-      "--leader-elect=false",
-      "--port=0",
-      "--secure-port=0",
-      ...limits,
-    ],
-  },
-];
-
-/** Samples by "<up|down> <setting> <system|limit>". */
-const samples = new Map<string, number[]>();
-const record = (key: string, value: number) => samples.set(key, [...(samples.get(key) ?? []), value]);
+/** Figures are "<up|down> <qps>". */
+const samples = new Samples<System | "limit">();
 let maxLive = 0;
 
 try {
@@ -89,7 +53,7 @@ try {
   await controlPlane.stop();
 }
 
-async function measure(client: KubeClient, controller: Controller, limits: Limits, round: number): Promise<void> {
+async function measure(client: KubeClient, controller: PeerProcess, limits: Limits, round: number): Promise<void> {
   const run = `${controller.system}-${limits.qps}-${round}`;
   const flags = [`--kube-api-qps=${limits.qps}`, `--kube-api-burst=${limits.burst}`];
   const process = spawnDaemon(controller.command(controlPlane.kubeconfigPath, flags), join(controlPlane.dir, `${run}.log`));
@@ -109,8 +73,8 @@ async function measure(client: KubeClient, controller: Controller, limits: Limit
       await waitForStatus(client, namespace, "web", { replicas: 0 }, 1_200_000);
       const downSeconds = (performance.now() - downStarted) / 1000;
       console.error(`${controller.system}, ${label(limits)}, round ${round}: up ${upSeconds.toFixed(2)} s, down ${downSeconds.toFixed(2)} s, max live ${census.maxLiveCount}`);
-      record(`up ${limits.qps} ${controller.system}`, upSeconds);
-      record(`down ${limits.qps} ${controller.system}`, downSeconds);
+      samples.record(`up ${limits.qps}`, controller.system, upSeconds);
+      samples.record(`down ${limits.qps}`, controller.system, downSeconds);
       maxLive = Math.max(maxLive, census.maxLiveCount);
     } finally {
       await census.close();
@@ -132,21 +96,15 @@ async function measureLimit(client: KubeClient, limits: Limits, round: number): 
   const created = await runClientGoPeer<{ seconds: number }>(["create", controlPlane.kubeconfigPath, path, String(replicas), qps, burst], JSON.stringify({ ...pod, metadata }));
   const deleted = await runClientGoPeer<{ seconds: number }>(["delete", controlPlane.kubeconfigPath, path, qps, burst]);
   console.error(`limit, ${label(limits)}, round ${round}: ${replicas} creates ${created.seconds.toFixed(2)} s, deletes ${deleted.seconds.toFixed(2)} s`);
-  record(`up ${limits.qps} limit`, created.seconds);
-  record(`down ${limits.qps} limit`, deleted.seconds);
+  samples.record(`up ${limits.qps}`, "limit", created.seconds);
+  samples.record(`down ${limits.qps}`, "limit", deleted.seconds);
 }
 
 function printResults(): void {
   const rows: Comparison[] = settings.flatMap((limits) =>
-    (["up", "down"] as const).map((direction) => {
-      const key = (who: System | "limit") => samples.get(`${direction} ${limits.qps} ${who}`) ?? [];
-      return {
-        scenario: `${direction === "up" ? `0 → ${replicas}` : `${replicas} → 0`}, ${label(limits)}`,
-        upstream: key("kube-controller-manager"),
-        kubeLoom: key("kube-loom"),
-        limit: key("limit"),
-      };
-    }),
+    (["up", "down"] as const).map((direction) =>
+      comparisonOf(samples, `${direction === "up" ? `0 → ${replicas}` : `${replicas} → 0`}, ${label(limits)}`, `${direction} ${limits.qps}`),
+    ),
   );
   printComparison(
     rows,

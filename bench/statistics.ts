@@ -12,3 +12,17 @@ export function median(values: readonly number[]): number {
 export function ratio(value: number, reference: number | undefined, digits = 2): string {
   return reference === undefined || !Number.isFinite(reference) || reference === 0 ? "" : `${(value / reference).toFixed(digits)}×`;
 }
+
+/** Every sample of each figure, by who it measured (a system, or "limit"), in the order taken. */
+export class Samples<Who extends string> {
+  readonly #values = new Map<string, number[]>();
+
+  record(figure: string, who: Who, value: number): void {
+    const key = `${figure} ${who}`;
+    this.#values.set(key, [...(this.#values.get(key) ?? []), value]);
+  }
+
+  of(figure: string, who: Who): number[] {
+    return this.#values.get(`${figure} ${who}`) ?? [];
+  }
+}

@@ -7,15 +7,11 @@ import { hasExited, logTail, spawnDaemon, stopDaemon } from "../../test/controlp
 import { freeLoopbackPorts } from "../../test/controlplane/free-ports.ts";
 import { pollUntil } from "../../test/controlplane/poll-until.ts";
 import { KubeLoomProcess } from "../../test/support/kube-loom-binary.ts";
+import type { Executables, System } from "../peer-processes.ts";
 import { parseQueueActivity, type QueueActivity } from "./queue-metrics.ts";
 
-export type PeerName = "kube-controller-manager" | "kube-loom";
+export type PeerName = System;
 export const peerNames: readonly PeerName[] = ["kube-controller-manager", "kube-loom"];
-
-export interface Executables {
-  kubeControllerManager: string;
-  kubeLoom: string;
-}
 
 export interface ControllerProcess {
   readonly peer: PeerName;
