@@ -33,6 +33,7 @@ import { type AttemptQueue, type GarbageCollectorMetrics, prometheusGarbageColle
 import { KubeObjectApi } from "./object-api.ts";
 import { deletableResources, ResourceMonitors } from "./resource-monitors.ts";
 import { RestMapper } from "./rest-mapper.ts";
+import { errorMessage } from "../../pkg/errors/expected-error.ts";
 
 /** kube-controller-manager's discovery period, also the longest wait for monitors before the workers start. */
 const resourceRefreshPeriodMs = 30_000;
@@ -237,6 +238,3 @@ export class GarbageCollector {
   }
 }
 
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}

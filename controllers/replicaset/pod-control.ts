@@ -6,6 +6,7 @@ import type { KubeClient } from "../../pkg/kube/client.ts";
 import { ApiError, isNotFound } from "../../pkg/kube/errors.ts";
 import { apiVersionOf, resources } from "../../pkg/kube/gvr.ts";
 import type { OwnerReference, Wire } from "../../pkg/kube/objects.ts";
+import { errorMessage } from "../../pkg/errors/expected-error.ts";
 
 type Pod = Wire<V1Pod>;
 type ReplicaSet = Wire<V1ReplicaSet>;
@@ -84,7 +85,7 @@ export function podFromTemplate(rs: ReplicaSet): Pod {
 /** The API server's own words for a failed request (its Status message), else the error's message. */
 export function failureMessage(err: unknown): string {
   if (err instanceof ApiError) return err.status?.message ?? err.message;
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }
 
 export function isNamespaceTerminating(err: unknown): boolean {

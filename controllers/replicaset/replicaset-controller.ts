@@ -26,6 +26,7 @@ import { podsToDelete } from "./pod-ranking.ts";
 import { isPodActive, isPodTerminating, podKey } from "./pod-state.ts";
 import { calculateStatus, TerminatingReplicasSupport, writeStatus } from "./replicaset-status.ts";
 import { slowStartBatch, slowStartInitialBatchSize } from "./slow-start.ts";
+import { errorMessage } from "../../pkg/errors/expected-error.ts";
 
 type Pod = Wire<V1Pod>;
 type ReplicaSet = Wire<V1ReplicaSet>;
@@ -118,7 +119,7 @@ export class ReplicaSetController {
     try {
       return selectorFromLabelSelector(rs.spec?.selector);
     } catch (err) {
-      const message = `invalid selector ${JSON.stringify(rs.spec?.selector)}: ${err instanceof Error ? err.message : String(err)}`;
+      const message = `invalid selector ${JSON.stringify(rs.spec?.selector)}: ${errorMessage(err)}`;
       this.events.eventf(rs, undefined, "Warning", "InvalidSelector", "Sync", message);
       throw new TerminalError(message);
     }

@@ -5,6 +5,7 @@
 // periodically what it is still waiting for and why.
 import { type Clock, realClock } from "../clock/clock.ts";
 import { type Logger, silentLogger } from "../log/logger.ts";
+import { errorMessage } from "../errors/expected-error.ts";
 
 /** What a wait needs of an informer; SharedIndexInformer has it. */
 export interface CacheSyncSource {
@@ -55,6 +56,6 @@ export function describeUnsynced(sources: readonly CacheSyncSource[]): string[] 
   return sources.map((source) => {
     const err = source.lastListError;
     if (err === undefined) return `${source.name} (not listed yet)`;
-    return `${source.name} (last error: ${err instanceof Error ? err.message : String(err)})`;
+    return `${source.name} (last error: ${errorMessage(err)})`;
   });
 }

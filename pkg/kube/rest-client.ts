@@ -6,6 +6,7 @@ import { decodeObjectList } from "./list-decoder.ts";
 import type { KubeObject, ObjectList, WatchEvent } from "./objects.ts";
 import type { Fetch } from "./transport.ts";
 import { decodeWatchEvents } from "./watch-decoder.ts";
+import { errorMessage } from "../errors/expected-error.ts";
 
 export type QueryValue = string | number | boolean | undefined;
 
@@ -86,7 +87,7 @@ export class RestClient {
       return await decodeObjectList<T>(this.bodyChunks(get, response, deadline));
     } catch (err) {
       if (err instanceof TransportError || request.signal?.aborted) throw err;
-      throw new Error(`GET ${request.path}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      throw new Error(`GET ${request.path}: ${errorMessage(err)}`, { cause: err });
     }
   }
 

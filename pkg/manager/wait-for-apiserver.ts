@@ -4,7 +4,7 @@ import { realClock, type Clock } from "../clock/clock.ts";
 import type { KubeClient } from "../kube/client.ts";
 import type { ServerVersion } from "../kube/discovery.ts";
 import type { Logger } from "../log/logger.ts";
-import { ExpectedError } from "../errors/expected-error.ts";
+import { errorMessage, ExpectedError } from "../errors/expected-error.ts";
 
 export class ApiServerUnavailableError extends ExpectedError {
   override readonly name = "ApiServerUnavailableError";
@@ -32,7 +32,7 @@ export async function waitForApiServer(
       lastProblem = `/healthz answered "${body.slice(0, 200)}"`;
     } catch (err) {
       if (options.signal?.aborted) throw err;
-      lastProblem = err instanceof Error ? err.message : String(err);
+      lastProblem = errorMessage(err);
     }
     if (attempt === 1 || attempt % 10 === 0) {
       options.logger.info({ server: client.config.server, problem: lastProblem }, "waiting for the API server");

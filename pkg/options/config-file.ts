@@ -7,6 +7,7 @@ import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { decodeFlagValue, type FlagDefinition } from "./flag-definition.ts";
 import { UsageError } from "./usage-error.ts";
+import { errorMessage } from "../errors/expected-error.ts";
 
 export type ReadTextFile = (path: string) => string;
 
@@ -46,6 +47,6 @@ export function readConfigFile(
 
 /** The yaml package's messages carry a multi-line code excerpt after "line 2, column 4:"; stderr gets one line. */
 function firstLine(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return (message.split("\n")[0] ?? message).replace(/:$/, "");
 }

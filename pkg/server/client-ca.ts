@@ -4,6 +4,7 @@ import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { ServingError } from "./serving-error.ts";
 import { type FileWatch, watchFiles } from "./watched-files.ts";
+import { errorMessage } from "../errors/expected-error.ts";
 
 export interface ClientCa {
   initial: string;
@@ -16,7 +17,7 @@ export function loadClientCa(path: string): ClientCa {
   try {
     initial = readFileSync(path, "utf8");
   } catch (err) {
-    throw new ServingError(`cannot read ${name}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new ServingError(`cannot read ${name}: ${errorMessage(err)}`, { cause: err });
   }
   checkBundle(initial, name);
   return {
@@ -42,7 +43,7 @@ export function checkBundle(bundle: string, name: string): void {
     try {
       new X509Certificate(block);
     } catch (err) {
-      throw new ServingError(`${name} holds a certificate that cannot be read: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      throw new ServingError(`${name} holds a certificate that cannot be read: ${errorMessage(err)}`, { cause: err });
     }
   }
 }

@@ -7,6 +7,7 @@ import type { RestClient } from "../kube/rest-client.ts";
 import { checkBundle } from "./client-ca.ts";
 import { REVIEW_TIMEOUT_MS } from "./delegated-review.ts";
 import type { FileWatch } from "./watched-files.ts";
+import { errorMessage } from "../errors/expected-error.ts";
 
 const CONFIG_MAP_PATH = "/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication";
 const DESCRIPTION = "the client-ca-file of ConfigMap kube-system/extension-apiserver-authentication";
@@ -36,7 +37,7 @@ export function followClusterClientCa(rest: RestClient, onChange: (bundle: strin
         onChange(bundle);
       }
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      const message = errorMessage(err);
       if (message !== lastError) onError(err);
       lastError = message;
     }

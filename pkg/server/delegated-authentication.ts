@@ -7,6 +7,7 @@ import type { RestClient } from "../kube/rest-client.ts";
 import { AnswerCache } from "./answer-cache.ts";
 import { postReview, reviewTtl } from "./delegated-review.ts";
 import type { PeerIdentity } from "./secure-server.ts";
+import { errorMessage } from "../errors/expected-error.ts";
 
 export interface UserInfo {
   username: string;
@@ -46,7 +47,7 @@ export class DelegatedAuthenticator {
     try {
       return await this.answers.get(key, () => this.review(token));
     } catch (err) {
-      return { rejected: `the TokenReview failed: ${err instanceof Error ? err.message : String(err)}` };
+      return { rejected: `the TokenReview failed: ${errorMessage(err)}` };
     }
   }
 

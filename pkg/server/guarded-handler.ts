@@ -12,6 +12,7 @@ import type { DelegatedAuthenticator } from "./delegated-authentication.ts";
 import type { AuthorizationDecision, DelegatedAuthorizer } from "./delegated-authorization.ts";
 import type { PeerAwareHandler } from "./secure-server.ts";
 import type { FetchHandler } from "./serve.ts";
+import { errorMessage } from "../errors/expected-error.ts";
 
 export interface Guards {
   authenticator: DelegatedAuthenticator;
@@ -35,7 +36,7 @@ export function guardedHandler(serveEndpoints: FetchHandler, { authenticator, au
     try {
       decision = await authorizer.authorize(user, path, verb);
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      const message = errorMessage(err);
       logger.warn({ path, user: user.username, err: message }, "cannot authorize an HTTPS request: the SubjectAccessReview failed");
       return new Response(`Internal Server Error: ${JSON.stringify(path)}: ${message}\n`, {
         status: 500,

@@ -1,6 +1,7 @@
 // /healthz, /livez and /readyz in the API server's format (k8s.io/apiserver/pkg/server/healthz),
 // so probes and people reading them see what they know from kube-apiserver and kube-controller-manager.
 import { Hono } from "hono";
+import { errorMessage } from "../errors/expected-error.ts";
 
 export interface HealthCheck {
   name: string;
@@ -69,7 +70,7 @@ async function runCheck(check: HealthCheck): Promise<string | undefined> {
     await check.check();
     return undefined;
   } catch (err) {
-    return err instanceof Error ? err.message : String(err);
+    return errorMessage(err);
   }
 }
 

@@ -9,6 +9,7 @@ import type { SecureServingOptions } from "../options/serving-options.ts";
 import { generateSelfSignedCertificate } from "./self-signed-certificate.ts";
 import { ServingError } from "./serving-error.ts";
 import { type FileWatch, watchFiles } from "./watched-files.ts";
+import { errorMessage } from "../errors/expected-error.ts";
 
 export interface ServingKeyPair {
   certPem: string;
@@ -44,7 +45,7 @@ export function loadServingCertificate(options: SecureServingOptions): ServingCe
       writeFileSync(certFile, pair.certPem, { mode: 0o644 });
       writeFileSync(keyFile, pair.keyPem, { mode: 0o600 });
     } catch (err) {
-      throw new ServingError(`cannot write the self-signed certificate into --cert-dir ${options.certDir}: ${reason(err)}`, { cause: err });
+      throw new ServingError(`cannot write the self-signed certificate into --cert-dir ${options.certDir}: ${errorMessage(err)}`, { cause: err });
     }
   }
   return fromFiles({ certFile, keyFile, certName: certFile, keyName: keyFile });
@@ -93,7 +94,7 @@ function readPem(path: string, name: string): string {
   try {
     return readFileSync(path, "utf8");
   } catch (err) {
-    throw new ServingError(`cannot read ${name}: ${reason(err)}`, { cause: err });
+    throw new ServingError(`cannot read ${name}: ${errorMessage(err)}`, { cause: err });
   }
 }
 
@@ -105,13 +106,13 @@ function checkKeyPair(pair: ServingKeyPair, certName: string, keyName: string): 
   try {
     certificate = new X509Certificate(pair.certPem);
   } catch (err) {
-    throw new ServingError(`${certName} is not a valid certificate: ${reason(err)}`, { cause: err });
+    throw new ServingError(`${certName} is not a valid certificate: ${errorMessage(err)}`, { cause: err });
   }
   let key: ReturnType<typeof createPrivateKey>;
   try {
     key = createPrivateKey(pair.keyPem);
   } catch (err) {
-    throw new ServingError(`${keyName} is not a usable private key: ${reason(err)}`, { cause: err });
+    throw new ServingError(`${keyName} is not a usable private key: ${errorMessage(err)}`, { cause: err });
   }
   if (!certificate.checkPrivateKey(key)) throw new ServingError(`${keyName} does not match ${certName}: it is the key of another certificate`);
 }
@@ -125,6 +126,3 @@ function readable(path: string): boolean {
   }
 }
 
-function reason(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}

@@ -2,6 +2,7 @@
 // Secret volume swaps a symlink rather than writing the file, which file-system events on the
 // file itself miss; reading a few kilobytes now and then catches every way of replacing them.
 import { readFileSync } from "node:fs";
+import { errorMessage } from "../errors/expected-error.ts";
 
 const FILE_POLL_INTERVAL_MS = 5_000;
 
@@ -30,7 +31,7 @@ export function watchFiles(
       contents = paths.map((path) => readFileSync(path, "utf8"));
       lastReadError = undefined;
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      const message = errorMessage(err);
       if (message !== lastReadError) onError(err);
       lastReadError = message;
       return;
