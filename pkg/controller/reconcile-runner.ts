@@ -148,6 +148,6 @@ export class ReconcileRunner<K> {
 
   private finished(key: K, outcome: ReconcileOutcome, seconds: number, error?: unknown): void {
     this.metrics.observe(this.options.name, outcome, seconds);
-    this.activity.finished(String(key), outcome, seconds, error);
+    this.activity.finished(key, outcome, seconds, error);
   }
 }

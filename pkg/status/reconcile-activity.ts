@@ -26,7 +26,10 @@ const rateWindowSeconds = 60;
 
 export class ReconcileActivity {
   private readonly outcomes: ReconcileOutcomeCounts = { success: 0, error: 0, requeueAfter: 0, terminalError: 0 };
-  private readonly samples: KeyTiming[] = [];
+  // Two parallel rings rather than an object per reconcile: this runs after every reconcile, and a
+  // key is turned into text only when the page asks (a garbage-collector key is a graph node).
+  private readonly sampleKeys: unknown[] = [];
+  private readonly sampleSeconds: number[] = [];
   private nextSample = 0;
   /** Reconciles finished in each second of the rate window, and which second each slot holds. */
   private readonly perSecond = new Array<number>(rateWindowSeconds).fill(0);
@@ -39,30 +42,33 @@ export class ReconcileActivity {
   ) {}
 
   /** One reconcile of `key` ended; `error` when it failed (retried, or not when `outcome` is terminal). */
-  finished(key: string, outcome: ReconcileOutcome, seconds: number, error?: unknown): void {
+  finished(key: unknown, outcome: ReconcileOutcome, seconds: number, error?: unknown): void {
     this.outcomes[outcomeField[outcome]]++;
-    const sample = { key, seconds };
-    if (this.samples.length < this.limits.samples) this.samples.push(sample);
-    else this.samples[this.nextSample] = sample;
+    this.sampleKeys[this.nextSample] = key;
+    this.sampleSeconds[this.nextSample] = seconds;
     this.nextSample = (this.nextSample + 1) % this.limits.samples;
     this.countThisSecond();
     if (error !== undefined) {
-      this.errors.unshift({ at: this.clock.now(), key, message: errorMessage(error), terminal: outcome === "terminal_error" });
+      this.errors.unshift({ at: this.clock.now(), key: String(key), message: errorMessage(error), terminal: outcome === "terminal_error" });
       this.errors.length = Math.min(this.errors.length, this.limits.errors);
     }
   }
 
   summary(): ReconcileActivitySummary {
-    const sorted = this.samples.map((s) => s.seconds).sort((a, b) => a - b);
-    let slowest: KeyTiming | undefined;
-    for (const sample of this.samples) if (!slowest || sample.seconds > slowest.seconds) slowest = sample;
+    const sorted = [...this.sampleSeconds].sort((a, b) => a - b);
+    let slowestIndex: number | undefined;
+    this.sampleSeconds.forEach((seconds, i) => {
+      if (slowestIndex === undefined || seconds > (this.sampleSeconds[slowestIndex] ?? 0)) slowestIndex = i;
+    });
+    const slowest: KeyTiming | undefined =
+      slowestIndex === undefined ? undefined : { key: String(this.sampleKeys[slowestIndex]), seconds: this.sampleSeconds[slowestIndex] ?? 0 };
     return {
       outcomes: { ...this.outcomes },
       ratePerSecond: this.finishedInWindow() / rateWindowSeconds,
       p50Seconds: quantile(sorted, 0.5),
       p99Seconds: quantile(sorted, 0.99),
       sampleCount: sorted.length,
-      slowest: slowest && { ...slowest },
+      slowest,
       lastErrors: this.errors.map((e) => ({ ...e })),
     };
   }
