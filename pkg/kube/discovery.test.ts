@@ -56,6 +56,12 @@ describe("DiscoveryClient.serverPreferredResources", () => {
     expect(failed.size).toBe(0);
   });
 
+  test("a server without aggregated discovery is asked for /api and /apis once each", async () => {
+    const { discovery, requested } = discoveryOf(documents);
+    await discovery.serverPreferredResources();
+    expect(requested.filter((path) => path === "/api" || path === "/apis").sort()).toEqual(["/api", "/apis"]);
+  });
+
   test("the preferred version wins whichever order the versions are listed in", async () => {
     const group = documents["/apis"].groups[0];
     const reordered = { ...documents, "/apis": { groups: [{ ...group, versions: [...(group?.versions ?? [])].reverse() }] } };

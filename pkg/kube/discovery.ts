@@ -71,11 +71,10 @@ export class DiscoveryClient {
   /** The core group ("") followed by every named group. */
   async serverGroups(): Promise<ApiGroup[]> {
     const [core, named] = await Promise.all([
-      this.rest.request<{ versions: string[] }>({ method: "GET", path: "/api" }),
-      this.rest.request<{ groups: ApiGroup[] }>({ method: "GET", path: "/apis" }),
+      this.rest.request<CoreVersions>({ method: "GET", path: "/api" }),
+      this.rest.request<GroupList>({ method: "GET", path: "/apis" }),
     ]);
-    const coreVersions = core.versions.map((v) => ({ groupVersion: v, version: v }));
-    return [{ name: "", versions: coreVersions, ...(coreVersions[0] ? { preferredVersion: coreVersions[0] } : {}) }, ...named.groups];
+    return groupsFrom(core, named);
   }
 
   /** Top-level resources (no subresources such as pods/status) of one group version, e.g. "apps/v1" or "v1". */
@@ -104,7 +103,15 @@ export class DiscoveryClient {
    */
   async serverPreferredResources(): Promise<PreferredResources> {
     const failed = new Map<string, Error>();
-    const versions = (await this.aggregatedVersions(failed)) ?? (await this.versionsOneByOne(failed));
+    const [core, named] = await Promise.all([this.discoveryDocument("/api"), this.discoveryDocument("/apis")]);
+    const versions =
+      core.aggregated && named.aggregated
+        ? aggregatedVersions([...core.aggregated, ...named.aggregated], failed)
+        : await this.versionsOneByOne(
+            // Both in the old form (a server without aggregated discovery): read them as they came.
+            core.legacy && named.legacy ? groupsFrom(core.legacy as CoreVersions, named.legacy as GroupList) : await this.serverGroups(),
+            failed,
+          );
     const chosen = new Map<string, ApiResource>();
     for (const { preferred, resources } of versions) {
       for (const resource of resources) {
@@ -115,45 +122,19 @@ export class DiscoveryClient {
     return { resources: [...chosen.values()], failed };
   }
 
-  /** Every group version from the two aggregated documents; undefined when the server answers in the old form. */
-  private async aggregatedVersions(failed: Map<string, Error>): Promise<DiscoveredVersion[] | undefined> {
-    const documents = await Promise.all(["/api", "/apis"].map((path) => this.aggregatedDocument(path)));
-    if (documents.some((document) => document === undefined)) return undefined;
-    const versions: DiscoveredVersion[] = [];
-    for (const group of documents.flatMap((document) => document ?? [])) {
-      const name = group.metadata?.name ?? "";
-      let preferredSeen = false;
-      for (const { version, resources = [], freshness } of group.versions ?? []) {
-        const groupVersion = name ? `${name}/${version}` : version;
-        if (freshness === "Stale") {
-          failed.set(groupVersion, new Error(`stale discovery of ${groupVersion}: the API serving it did not answer the API server`));
-          continue;
-        }
-        // The first version that is not stale is the preferred one.
-        const preferred = !preferredSeen;
-        preferredSeen = true;
-        const discovered = resources.flatMap((r) => {
-          // A resource without a kind is only there as the parent of subresources.
-          const kind = r.responseKind?.kind;
-          if (!kind) return [];
-          return [{ group: name, version, resource: r.resource, kind, namespaced: r.scope === "Namespaced", verbs: r.verbs ?? [], ...(r.shortNames ? { shortNames: r.shortNames } : {}) }];
-        });
-        versions.push({ group: name, version, preferred, resources: discovered });
-      }
-    }
-    return versions;
-  }
-
-  private async aggregatedDocument(path: string): Promise<ApiGroupDiscovery[] | undefined> {
+  /**
+   * /api or /apis, asked for in the aggregated form (every group, version and resource at once);
+   * a server that does not offer it answers in the old form, which is kept for the old way.
+   */
+  private async discoveryDocument(path: string): Promise<{ aggregated?: ApiGroupDiscovery[]; legacy?: unknown }> {
     const response = await this.rest.send({ method: "GET", path, accept: aggregatedDiscoveryAccept });
-    const body = await response.text();
-    if (!/;\s*as=APIGroupDiscoveryList\b/.test(response.headers.get("content-type") ?? "")) return undefined;
-    return (JSON.parse(body) as { items?: ApiGroupDiscovery[] }).items ?? [];
+    const body: unknown = JSON.parse(await response.text());
+    if (/;\s*as=APIGroupDiscoveryList\b/.test(response.headers.get("content-type") ?? "")) return { aggregated: (body as { items?: ApiGroupDiscovery[] }).items ?? [] };
+    return { legacy: body };
   }
 
-  /** The old way: the groups, then one request per group version. */
-  private async versionsOneByOne(failed: Map<string, Error>): Promise<DiscoveredVersion[]> {
-    const groups = await this.serverGroups();
+  /** The old way: one request per group version. */
+  private async versionsOneByOne(groups: ApiGroup[], failed: Map<string, Error>): Promise<DiscoveredVersion[]> {
     const versions = groups.flatMap((group) => group.versions.map((version) => ({ group, version })));
     return Promise.all(
       versions.map(async ({ group, version }) => {
@@ -173,4 +154,40 @@ export class DiscoveryClient {
 /** Keeps the resources that carry every one of `verbs`, e.g. ["list", "watch", "delete"]. */
 export function withVerbs(resources: ApiResource[], verbs: string[]): ApiResource[] {
   return resources.filter((r) => verbs.every((v) => r.verbs.includes(v)));
+}
+
+/** Every group version from the two aggregated documents. */
+function aggregatedVersions(groups: readonly ApiGroupDiscovery[], failed: Map<string, Error>): DiscoveredVersion[] {
+  const versions: DiscoveredVersion[] = [];
+  for (const group of groups) {
+    const name = group.metadata?.name ?? "";
+    let preferredSeen = false;
+    for (const { version, resources = [], freshness } of group.versions ?? []) {
+      const groupVersion = name ? `${name}/${version}` : version;
+      if (freshness === "Stale") {
+        failed.set(groupVersion, new Error(`stale discovery of ${groupVersion}: the API serving it did not answer the API server`));
+        continue;
+      }
+      // The first version that is not stale is the preferred one.
+      const preferred = !preferredSeen;
+      preferredSeen = true;
+      const discovered = resources.flatMap((r) => {
+        // A resource without a kind is only there as the parent of subresources.
+        const kind = r.responseKind?.kind;
+        if (!kind) return [];
+        return [{ group: name, version, resource: r.resource, kind, namespaced: r.scope === "Namespaced", verbs: r.verbs ?? [], ...(r.shortNames ? { shortNames: r.shortNames } : {}) }];
+      });
+      versions.push({ group: name, version, preferred, resources: discovered });
+    }
+  }
+  return versions;
+}
+
+type CoreVersions = { versions: string[] };
+type GroupList = { groups: ApiGroup[] };
+
+/** The groups from the old-form /api and /apis; the core group's first version is its preferred one. */
+function groupsFrom(core: CoreVersions, named: GroupList): ApiGroup[] {
+  const coreVersions = core.versions.map((v) => ({ groupVersion: v, version: v }));
+  return [{ name: "", versions: coreVersions, ...(coreVersions[0] ? { preferredVersion: coreVersions[0] } : {}) }, ...named.groups];
 }
