@@ -1,15 +1,16 @@
 import { describe, expect, test } from "bun:test";
+import { FakeClock } from "../clock/fake-clock.ts";
 import { AnswerCache, type Outcome } from "./answer-cache.ts";
 
 function cacheWith(ttl: (outcome: Outcome<string>) => number, maxEntries?: number) {
-  let now = 0;
-  const cache = new AnswerCache<string>({ ttlMs: ttl, now: () => now, ...(maxEntries ? { maxEntries } : {}) });
+  const clock = new FakeClock();
+  const cache = new AnswerCache<string>({ ttlMs: ttl, clock, ...(maxEntries ? { maxEntries } : {}) });
   let fetches = 0;
   const answer = (value: string) => () => {
     fetches++;
     return Promise.resolve(value);
   };
-  return { cache, answer, fetches: () => fetches, advance: (ms: number) => (now += ms) };
+  return { cache, answer, fetches: () => fetches, advance: (ms: number) => clock.advanceWithoutTimers(ms) };
 }
 
 describe("AnswerCache", () => {
