@@ -69,7 +69,7 @@ export function seriesOf(entry: TrackedEvent): EventSeries {
  * Identical means same source, objects, type, reason, action and note. client-go's key leaves the note out but keeps
  * the objects' resourceVersions; kube-loom keeps the note and, like the old correlator, ignores resourceVersions.
  */
-function seriesKey(event: KubeEvent): string {
+export function seriesKey(event: KubeEvent): string {
   return JSON.stringify([
     event.reportingController,
     event.reportingInstance,

@@ -1,7 +1,8 @@
-// The Events this process recorded lately, newest first, for the status page. A repeat (same
-// type, reason, object, note and controller) moves its entry to the front and counts up
-// instead of taking another slot, as the Event series on the server do.
+// The Events this process recorded lately, newest first, for the status page. A repeat (an
+// Event of the same series, by the events package's own rule) moves its entry to the front and
+// counts up instead of taking another slot.
 import type { KubeEvent, ObjectReference } from "../events/event.ts";
+import { seriesKey } from "../events/series-tracker.ts";
 import type { RecentEventStatus } from "./status-snapshot.ts";
 
 const defaultRecentEventCapacity = 50;
@@ -13,7 +14,7 @@ export class RecentEvents {
 
   record(event: KubeEvent, observedAt: number): void {
     const regarding = describeReference(event.regarding);
-    const identity = JSON.stringify([event.type, event.reason, regarding, event.note, event.reportingController]);
+    const identity = seriesKey(event);
     const index = this.entries.findIndex((entry) => entry.identity === identity);
     const previous = index >= 0 ? this.entries.splice(index, 1)[0] : undefined;
     const status: RecentEventStatus = {
