@@ -13,7 +13,6 @@ import { ReplicaSetController } from "./replicaset-controller.ts";
 
 export const replicaSetControllerDescriptor = controller("replicaset")
   .aliases("replicaset-controller")
-  .serviceAccount("replicaset-controller")
   .workers(concurrentReplicaSetSyncsFlag)
   // Its handlers also track the Pods each ReplicaSet expects, so they are the controller's own.
   .for<Wire<V1ReplicaSet>>(resources.replicaSets, { events: "manual" })
