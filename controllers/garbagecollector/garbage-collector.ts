@@ -20,7 +20,7 @@ import type { Logger } from "../../pkg/log/logger.ts";
 import type { ControllerContext } from "../../pkg/manager/controller-descriptor.ts";
 import type { HealthCheck } from "../../pkg/server/health.ts";
 import type { DebugRoute } from "../../pkg/server/http-app.ts";
-import type { ControllerReport, ReconcileLoopReport } from "../../pkg/status/status-snapshot.ts";
+import type { ControllerReport } from "../../pkg/status/status-snapshot.ts";
 import { defaultControllerRateLimiter } from "../../pkg/workqueue/rate-limiters.ts";
 import { RateLimitingQueue } from "../../pkg/workqueue/rate-limiting-queue.ts";
 import { AbsentOwnerCache } from "./absent-owner-cache.ts";
@@ -137,20 +137,15 @@ export class GarbageCollector {
     };
   }
 
-  /** For the status page: both loops, the graph's size and the work pending on each queue (waiting or in a worker's hands). */
+  /** For the status page: both loops (their rows show queue depth and busy workers) and the graph's size. */
   status(): ControllerReport {
-    const loops = this.runners.map((runner) => runner.status());
-    const [deleting, orphaning] = loops;
     const { observed, virtual } = this.nodeCounts();
-    const pending = (loop: ReconcileLoopReport | undefined) => (loop ? loop.depth + loop.inFlight.length : 0);
     return {
-      loops,
+      loops: this.runners.map((runner) => runner.status()),
       details: [
         { label: "graph nodes", value: observed },
         { label: "virtual graph nodes", value: virtual },
         { label: "monitored resources", value: this.monitors.size },
-        { label: "attempt-to-delete pending", value: pending(deleting) },
-        { label: "attempt-to-orphan pending", value: pending(orphaning) },
       ],
     };
   }
