@@ -3,12 +3,13 @@
 import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { ServingError } from "./serving-error.ts";
-import { type FileWatch, watchFiles } from "./watched-files.ts";
+import type { Poll } from "./poll-for-changes.ts";
+import { watchFiles } from "./watched-files.ts";
 import { errorMessage } from "../errors/expected-error.ts";
 
 export interface ClientCa {
   initial: string;
-  watch(onChange: (bundle: string) => void, onError: (err: unknown) => void): FileWatch;
+  watch(onChange: (bundle: string) => void, onError: (err: unknown) => void): Poll;
 }
 
 export function loadClientCa(path: string): ClientCa {

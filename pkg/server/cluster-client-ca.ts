@@ -6,8 +6,7 @@ import { isNotFound } from "../kube/errors.ts";
 import type { RestClient } from "../kube/rest-client.ts";
 import { checkBundle } from "./client-ca.ts";
 import { REVIEW_TIMEOUT_MS } from "./delegated-review.ts";
-import type { FileWatch } from "./watched-files.ts";
-import { errorMessage } from "../errors/expected-error.ts";
+import { type Poll, pollForChanges } from "./poll-for-changes.ts";
 
 const CONFIG_MAP_PATH = "/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication";
 const DESCRIPTION = "the client-ca-file of ConfigMap kube-system/extension-apiserver-authentication";
@@ -19,39 +18,20 @@ const RESYNC_INTERVAL_MS = 60_000;
  * Calls `onChange` with the bundle (undefined when the API server publishes none) whenever it
  * differs from the last one; a failed read is reported through `onError` once per distinct reason.
  */
-export function followClusterClientCa(rest: RestClient, onChange: (bundle: string | undefined) => void, onError: (err: unknown) => void): FileWatch {
-  let current: string | undefined;
-  let readOnce = false;
-  let lastError: string | undefined;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let stopped = false;
-
-  const read = async () => {
-    try {
+export function followClusterClientCa(rest: RestClient, onChange: (bundle: string | undefined) => void, onError: (err: unknown) => void): Poll {
+  return pollForChanges<string | undefined>({
+    read: async () => {
       const bundle = await published(rest);
       if (bundle !== undefined) checkBundle(bundle, DESCRIPTION);
-      lastError = undefined;
-      readOnce = true;
-      if (bundle !== current) {
-        current = bundle;
-        onChange(bundle);
-      }
-    } catch (err) {
-      const message = errorMessage(err);
-      if (message !== lastError) onError(err);
-      lastError = message;
-    }
-    if (stopped) return;
-    timer = setTimeout(read, readOnce ? RESYNC_INTERVAL_MS : RETRY_INTERVAL_MS);
-    timer.unref?.();
-  };
-  void read();
-  return {
-    stop: () => {
-      stopped = true;
-      clearTimeout(timer);
+      return bundle;
     },
-  };
+    initial: undefined,
+    onChange,
+    onError,
+    firstReadMs: 0,
+    retryMs: RETRY_INTERVAL_MS,
+    intervalMs: RESYNC_INTERVAL_MS,
+  });
 }
 
 async function published(rest: RestClient): Promise<string | undefined> {

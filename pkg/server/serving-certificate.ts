@@ -8,7 +8,8 @@ import { join } from "node:path";
 import type { SecureServingOptions } from "../options/serving-options.ts";
 import { generateSelfSignedCertificate } from "./self-signed-certificate.ts";
 import { ServingError } from "./serving-error.ts";
-import { type FileWatch, watchFiles } from "./watched-files.ts";
+import type { Poll } from "./poll-for-changes.ts";
+import { watchFiles } from "./watched-files.ts";
 import { errorMessage } from "../errors/expected-error.ts";
 
 export interface ServingKeyPair {
@@ -21,7 +22,7 @@ export interface ServingCertificate {
   /** Where the pair comes from, for the log. */
   origin: string;
   /** Follows the files the pair was read from; a pair made in memory never changes. */
-  watch(onChange: (pair: ServingKeyPair) => void, onError: (err: unknown) => void, intervalMs?: number): FileWatch | undefined;
+  watch(onChange: (pair: ServingKeyPair) => void, onError: (err: unknown) => void, intervalMs?: number): Poll | undefined;
 }
 
 /** The base name of the generated pair in --cert-dir. */

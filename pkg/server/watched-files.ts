@@ -2,13 +2,9 @@
 // Secret volume swaps a symlink rather than writing the file, which file-system events on the
 // file itself miss; reading a few kilobytes now and then catches every way of replacing them.
 import { readFileSync } from "node:fs";
-import { errorMessage } from "../errors/expected-error.ts";
+import { type Poll, pollForChanges } from "./poll-for-changes.ts";
 
 const FILE_POLL_INTERVAL_MS = 5_000;
-
-export interface FileWatch {
-  stop(): void;
-}
 
 /**
  * Calls `onChange` with the new contents (in `paths` order) whenever any file differs from what
@@ -22,30 +18,13 @@ export function watchFiles(
   onChange: (contents: string[]) => void,
   onError: (err: unknown) => void,
   intervalMs = FILE_POLL_INTERVAL_MS,
-): FileWatch {
-  let seen = initial.join("\0");
-  let lastReadError: string | undefined;
-  const timer = setInterval(() => {
-    let contents: string[];
-    try {
-      contents = paths.map((path) => readFileSync(path, "utf8"));
-      lastReadError = undefined;
-    } catch (err) {
-      const message = errorMessage(err);
-      if (message !== lastReadError) onError(err);
-      lastReadError = message;
-      return;
-    }
-    const joined = contents.join("\0");
-    if (joined === seen) return;
-    seen = joined;
-    try {
-      onChange(contents);
-    } catch (err) {
-      onError(err);
-    }
-  }, intervalMs);
-  // Never the reason the process stays alive.
-  timer.unref?.();
-  return { stop: () => clearInterval(timer) };
+): Poll {
+  // PEM files never hold a NUL, so the joined text stands for all of them.
+  return pollForChanges({
+    read: () => paths.map((path) => readFileSync(path, "utf8")).join("\0"),
+    initial: initial.join("\0"),
+    onChange: (joined) => onChange(joined.split("\0")),
+    onError,
+    intervalMs,
+  });
 }
