@@ -98,12 +98,12 @@ export class Leadership {
     return "terminated";
   }
 
-  /** The Lease as this process sees it, for the status page. */
   /** Throws NotLeadingError unless this process leads and renewed the Lease within the renew deadline. */
   assertLeading(): void {
     this.elector.assertLeading();
   }
 
+  /** The Lease as this process sees it, for the status page. */
   status(): LeaderElectionStatus {
     return leaderElectionStatus(this.leaseName, this.elector, this.candidates);
   }

@@ -126,6 +126,8 @@ export class Manager {
     this.status.attach({ informers: () => informers.list() });
 
     // The controllers' writes go through only while this process is sure it leads (see assertLeading).
+    // Leadership is made after the controllers so that its health checks come after theirs in
+    // /healthz and /livez, hence the late binding; no controller writes before it exists.
     let leadership: Leadership | undefined;
     const writeGuard = options.leaderElection.enabled ? () => leadership?.assertLeading() : undefined;
     this.controllers = await ControllerGroup.create(
