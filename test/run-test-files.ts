@@ -2,7 +2,8 @@
 // their time waiting on a control plane, so a second lane nearly halves the suite's wall time.
 // The unit tests (everything outside test/) are one job; each file under test/ is its own job,
 // longest first by the previous run's durations (file size on a first run). Each job's output is
-// printed whole when it ends; the last line is "N passed, N failed".
+// printed whole when it ends. CI logs often keep only their end, so every failure is printed again
+// after the summary, and the last line is "N passed, N failed".
 //   bun test/run-test-files.ts [--jobs N] [file ...]
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
@@ -22,6 +23,8 @@ interface JobResult {
   passed: number;
   failed: number;
   seconds: number;
+  /** What a reader of the last lines needs: each failing test with the error printed above it. */
+  failures: string;
 }
 
 const { values, positionals } = parseArgs({ args: process.argv.slice(2), allowPositionals: true, options: { jobs: { type: "string" } } });
@@ -42,6 +45,7 @@ const totals = [...results.values()].reduce((sum, r) => ({ passed: sum.passed + 
 writeDurations(results);
 console.log(`\n${jobCount} jobs on ${lanes} lanes in ${Math.round((performance.now() - started) / 1000)} s; slowest:`);
 for (const [name, result] of [...results].sort((a, b) => b[1].seconds - a[1].seconds).slice(0, 8)) console.log(`  ${result.seconds.toFixed(0).padStart(5)} s  ${name}`);
+for (const [name, result] of results) if (result.failed > 0) console.log(`\n----- failed in ${name} -----\n${result.failures}`);
 console.log(`${totals.passed} passed, ${totals.failed} failed`);
 process.exit(totals.failed === 0 ? 0 : 1);
 
@@ -84,7 +88,21 @@ async function runJob(job: Job): Promise<JobResult> {
   const failed = Math.max(lastCount(text, /^ *(\d+) fail$/gm), exitCode === 0 ? 0 : 1);
   const seconds = (performance.now() - started) / 1000;
   console.log(`\n===== ${job.name}: ${passed} passed, ${failed} failed, ${seconds.toFixed(0)} s =====\n${text.trimEnd()}`);
-  return { passed, failed, seconds };
+  return { passed, failed, seconds, failures: failed === 0 ? "" : failureExcerpts(text) };
+}
+
+// Bun prints a test's error above its "(fail)" line, so each excerpt runs from the previous test's
+// result line down to the "(fail)" line. A file that crashed outside any test gets its last lines.
+function failureExcerpts(text: string): string {
+  const lines = text.split("\n");
+  const excerpts: string[] = [];
+  let previousResult = -1;
+  lines.forEach((line, index) => {
+    if (!/^\((pass|fail|skip|todo)\)/.test(line)) return;
+    if (line.startsWith("(fail)")) excerpts.push(lines.slice(Math.max(previousResult + 1, index - 40), index + 1).join("\n"));
+    previousResult = index;
+  });
+  return excerpts.length > 0 ? excerpts.join("\n\n") : lines.slice(-40).join("\n");
 }
 
 function lastCount(text: string, pattern: RegExp): number {
