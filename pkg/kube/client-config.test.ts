@@ -87,6 +87,13 @@ describe("where the connection comes from", () => {
     expect(() => loadClientConfig({ kubeconfig: two, context: "c" })).toThrow(`context "c" not found in kubeconfig ${two} (contexts: a, b)`);
     expect(() => loadClientConfig({ kubeconfig: two, master: "not a url" })).toThrow('invalid --master "not a url"');
     expect(() => loadClientConfig({ env: {}, homeDir: join(dir, "empty-home") })).toThrow(ClientConfigError);
+    const noServer = join(dir, "no-server");
+    writeFileSync(noServer, stringify({ clusters: [{ name: "a", cluster: {} }], contexts: [{ name: "a", context: { cluster: "a" } }], "current-context": "a" }));
+    expect(() => loadClientConfig({ kubeconfig: noServer })).toThrow(`kubeconfig ${noServer}: cluster "a" has no server`);
+    expect(loadClientConfig({ kubeconfig: noServer, master: "https://m:6443" }).server).toBe("https://m:6443");
+    const malformed = join(dir, "malformed");
+    writeFileSync(malformed, stringify({ users: [{ name: "a", user: { token: 42 } }] }));
+    expect(() => loadClientConfig({ kubeconfig: malformed })).toThrow(new RegExp(`^cannot read kubeconfig ${malformed}: users\\[0\\]\\.user\\.token: `));
   });
 
   test("a rotated token file is read again", async () => {

@@ -3,10 +3,10 @@
 // --master overrides the server URL and --context picks a kubeconfig context.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { KubeConfig, type Cluster, type User } from "@kubernetes/client-node";
-import { parse as parseYaml } from "yaml";
+import { join } from "node:path";
+import type { KubeConfig } from "@kubernetes/client-node";
 import { errorMessage, ExpectedError } from "../errors/expected-error.ts";
+import { type Kubeconfig, type KubeconfigCluster, type KubeconfigUser, readKubeconfig } from "./kubeconfig-file.ts";
 import type { TlsOptions } from "./transport.ts";
 
 /** Everything needed to reach and authenticate to one API server. */
@@ -77,52 +77,48 @@ function selectSource(sources: ClientConfigSources, env: Record<string, string |
  */
 function fromKubeconfigFile(path: string, origin: string, { context, master }: Pick<ClientConfigSources, "context" | "master">): ClientConfig {
   if (!existsSync(path)) throw new ClientConfigError(`kubeconfig ${path} (${origin}) not found`);
-  const kc = new KubeConfig();
+  let kubeconfig: Kubeconfig;
   try {
-    kc.loadFromFile(path);
+    kubeconfig = readKubeconfig(path);
   } catch (err) {
-    throw new ClientConfigError(`cannot read kubeconfig ${path}: ${errorMessage(err)}`);
+    throw new ClientConfigError(`cannot read kubeconfig ${path}: ${errorMessage(err).split("\n")[0]}`);
   }
-  if (context) {
-    if (!kc.getContextObject(context)) {
-      const known = kc.getContexts().map((c) => c.name).join(", ") || "none";
-      throw new ClientConfigError(`context "${context}" not found in kubeconfig ${path} (contexts: ${known})`);
-    }
-    kc.setCurrentContext(context);
+  const known = kubeconfig.contexts.map((c) => c.name).join(", ") || "none";
+  if (context && !kubeconfig.contexts.some((c) => c.name === context)) {
+    throw new ClientConfigError(`context "${context}" not found in kubeconfig ${path} (contexts: ${known})`);
   }
-  // client-node reports a missing current-context as undefined or "".
-  const contextName: string = kc.getCurrentContext() || "";
-  const contextObject = contextName ? kc.getContextObject(contextName) : null;
-  const known = kc.getContexts().map((c) => c.name).join(", ") || "none";
+  const contextName = context || kubeconfig.currentContext;
+  const contextObject = kubeconfig.contexts.find((c) => c.name === contextName);
   if (master && !contextObject) return fromMasterOnly(master, `kubeconfig ${path} (no current context)`);
   if (!contextName) {
     throw new ClientConfigError(`kubeconfig ${path} sets no current-context: pass --context (contexts: ${known}) or run kubectl config use-context`);
   }
   if (!contextObject) throw new ClientConfigError(`kubeconfig ${path}: current-context "${contextName}" is not one of its contexts (contexts: ${known})`);
-  const cluster = kc.getCurrentCluster();
-  const user = kc.getCurrentUser();
-  if (!cluster && !master) {
-    throw new ClientConfigError(`kubeconfig ${path}: context "${contextName}" names cluster "${contextObject.cluster}", which the file does not define`);
+  const cluster = kubeconfig.clusters.find((c) => c.name === contextObject.cluster);
+  const user = kubeconfig.users.find((u) => u.name === contextObject.user);
+  const server = cluster?.server ?? master;
+  if (!server) {
+    const why = cluster ? `cluster "${cluster.name}" has no server` : `context "${contextName}" names cluster "${contextObject.cluster}", which the file does not define`;
+    throw new ClientConfigError(`kubeconfig ${path}: ${why}`);
   }
-  const source = `kubeconfig ${path} (context "${contextName}")`;
   return {
-    server: (cluster?.server ?? master ?? "").replace(/\/+$/, ""),
+    server: server.replace(/\/+$/, ""),
     tls: { ...(cluster ? clusterTls(cluster, path) : {}), ...userTls(user, path) },
-    authenticate: userAuthenticator(kc, user, userTokenFile(path, user?.name)),
+    authenticate: userAuthenticator(user, path, contextName),
     namespace: contextObject.namespace ?? "default",
-    source,
+    source: `kubeconfig ${path} (context "${contextName}")`,
   };
 }
 
-function clusterTls(cluster: Cluster, path: string): TlsOptions {
+function clusterTls(cluster: KubeconfigCluster, path: string): TlsOptions {
   return {
     ...optional("ca", pem(cluster.caFile, cluster.caData, `certificate-authority of cluster "${cluster.name}" in ${path}`)),
-    insecureSkipVerify: cluster.skipTLSVerify,
+    insecureSkipVerify: cluster.insecureSkipTlsVerify,
     ...optional("serverName", cluster.tlsServerName),
   };
 }
 
-function userTls(user: User | null, path: string): TlsOptions {
+function userTls(user: KubeconfigUser | undefined, path: string): TlsOptions {
   if (!user) return {};
   return {
     ...optional("cert", pem(user.certFile, user.certData, `client-certificate of user "${user.name}" in ${path}`)),
@@ -130,11 +126,11 @@ function userTls(user: User | null, path: string): TlsOptions {
   };
 }
 
-function userAuthenticator(kc: KubeConfig, user: User | null, tokenFile: string | undefined): () => Promise<Record<string, string>> {
+function userAuthenticator(user: KubeconfigUser | undefined, path: string, contextName: string): () => Promise<Record<string, string>> {
   if (!user) return async () => ({});
-  const impersonation: Record<string, string> = user.impersonateUser ? { "Impersonate-User": user.impersonateUser } : {};
-  if (tokenFile && !user.token) {
-    const token = rotatingTokenFile(tokenFile);
+  const impersonation: Record<string, string> = user.impersonate ? { "Impersonate-User": user.impersonate } : {};
+  if (user.tokenFile && !user.token) {
+    const token = rotatingTokenFile(user.tokenFile);
     return async () => ({ ...impersonation, ...(await token()) });
   }
   if (user.token) {
@@ -146,25 +142,30 @@ function userAuthenticator(kc: KubeConfig, user: User | null, tokenFile: string 
     const headers = { ...impersonation, Authorization: `Basic ${basic}` };
     return async () => headers;
   }
-  if (user.exec || user.authProvider) {
-    // exec credential plugins and auth providers: client-node runs and caches them.
-    return async () => {
-      const options: { headers?: Record<string, string> } = {};
-      await kc.applyToHTTPSOptions(options);
-      return { ...impersonation, ...(options.headers ?? {}) };
-    };
+  if (user.usesPlugin) {
+    const plugin = pluginCredentials(path, contextName);
+    return async () => ({ ...impersonation, ...(await plugin()) });
   }
   return async () => impersonation;
 }
 
 /**
- * The kubeconfig user's `tokenFile` (client-node only knows a non-standard `token-file`),
- * relative paths resolved against the kubeconfig's folder as kubectl does.
+ * Exec credential plugins and auth providers: client-node runs them and caches what they
+ * return. It is loaded on the first request of such a user only.
  */
-function userTokenFile(kubeconfigPath: string, userName: string | undefined): string | undefined {
-  const raw = parseYaml(readFileSync(kubeconfigPath, "utf8")) as { users?: { name?: string; user?: { tokenFile?: unknown } }[] } | null;
-  const tokenFile = raw?.users?.find((u) => u.name === userName)?.user?.tokenFile;
-  return typeof tokenFile === "string" && tokenFile ? resolve(dirname(kubeconfigPath), tokenFile) : undefined;
+function pluginCredentials(path: string, contextName: string): () => Promise<Record<string, string>> {
+  let loaded: Promise<KubeConfig> | undefined;
+  return async () => {
+    loaded ??= import("@kubernetes/client-node").then(({ KubeConfig }) => {
+      const kc = new KubeConfig();
+      kc.loadFromFile(path);
+      kc.setCurrentContext(contextName);
+      return kc;
+    });
+    const options: { headers?: Record<string, string> } = {};
+    await (await loaded).applyToHTTPSOptions(options);
+    return options.headers ?? {};
+  };
 }
 
 function fromServiceAccount(host: string, port: string, dir = defaultServiceAccountDir): ClientConfig {

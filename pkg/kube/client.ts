@@ -1,5 +1,5 @@
-// The Kubernetes client kube-loom's components share: one rate limiter, one transport,
-// typed clients for the built-in groups, a dynamic client and discovery on top.
+// The Kubernetes client kube-loom's components share: one rate limiter, one transport, a
+// dynamic client and discovery on top, and client-node's typed clients on request.
 import { TokenBucket } from "../flowcontrol/token-bucket.ts";
 import { version } from "../version.ts";
 import type { ClientConfig } from "./client-config.ts";
@@ -7,7 +7,7 @@ import { DiscoveryClient } from "./discovery.ts";
 import { DynamicClient } from "./dynamic-client.ts";
 import { RestClient, type RequestObserver } from "./rest-client.ts";
 import { createFetch, currentRuntime, type Fetch } from "./transport.ts";
-import { createTypedClients, type TypedClients } from "./typed-clients.ts";
+import type { TypedClients } from "./typed-clients.ts";
 
 export interface KubeClientOptions {
   /** Sustained requests per second (--kube-api-qps); ≤ 0 disables the limit. */
@@ -23,11 +23,16 @@ export interface KubeClientOptions {
   fetch?: Fetch;
 }
 
-export interface KubeClient extends TypedClients {
+export interface KubeClient {
   config: ClientConfig;
   rest: RestClient;
   dynamic: DynamicClient;
   discovery: DiscoveryClient;
+  /**
+   * client-node's generated clients for the built-in groups, over this client's transport. They
+   * are loaded on first use: their modules take longer to load than the rest of kube-loom.
+   */
+  typed(): Promise<TypedClients>;
 }
 
 export const defaultClientOptions = { qps: 20, burst: 30, timeoutMs: 30_000 } as const;
@@ -65,11 +70,12 @@ export function withWriteGuard(client: KubeClient, guard: () => void): KubeClien
 }
 
 function clientOver(config: ClientConfig, rest: RestClient): KubeClient {
+  let typed: Promise<TypedClients> | undefined;
   return {
     config,
     rest,
-    ...createTypedClients(rest),
     dynamic: new DynamicClient(rest),
     discovery: new DiscoveryClient(rest),
+    typed: () => (typed ??= import("./typed-clients.ts").then(({ createTypedClients }) => createTypedClients(rest))),
   };
 }

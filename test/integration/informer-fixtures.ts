@@ -22,7 +22,7 @@ export async function inParallel<T>(items: readonly T[], limit: number, work: (i
 }
 
 export async function ensureNamespace(client: KubeClient, name: string): Promise<void> {
-  await client.core.createNamespace({ body: { metadata: { name } } }).catch((err: unknown) => {
+  await (await client.typed()).core.createNamespace({ body: { metadata: { name } } }).catch((err: unknown) => {
     if (!(err instanceof Error && err.message.includes("AlreadyExists"))) throw err;
   });
 }

@@ -100,7 +100,7 @@ describe("informer against a real API server", () => {
 
   test("(f) a metadata-only informer over pods holds no spec", async () => {
     await ensureNamespace(client, "metadata-only");
-    await client.core.createNamespacedPod({
+    await (await client.typed()).core.createNamespacedPod({
       namespace: "metadata-only",
       body: { metadata: { name: "p", labels: { app: "x" } }, spec: { containers: [{ name: "c", image: "busybox" }] } },
     });

@@ -81,11 +81,13 @@ describe("kube client on Bun against a real API server", () => {
     expect(list.items).toBeArray();
   });
 
-  test("typed clients (client-node's generated APIs) go through the same transport", async () => {
+  test("typed clients (client-node's generated APIs, loaded on first use) go through the same transport", async () => {
     const client = await createKubeClient(loadClientConfig({ kubeconfig: fixture.certKubeconfig }), { qps: 50, burst: 100, timeoutMs: 10_000 });
-    const namespaces = await client.core.listNamespace();
+    const typed = await client.typed();
+    expect(await client.typed()).toBe(typed);
+    const namespaces = await typed.core.listNamespace();
     expect(namespaces.items.map((n) => n.metadata?.name)).toContain("kube-system");
-    const missing = await client.apps.readNamespacedReplicaSet({ name: "absent", namespace: "default" }).catch((err: unknown) => err);
+    const missing = await typed.apps.readNamespacedReplicaSet({ name: "absent", namespace: "default" }).catch((err: unknown) => err);
     expect(missing).toBeInstanceOf(ApiError);
     expect((missing as ApiError).reason).toBe("NotFound");
   });
