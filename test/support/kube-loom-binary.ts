@@ -1,5 +1,5 @@
-// The compiled kube-loom executable in tests: built with `bun build --compile` (as `bun run
-// build` does), run as separate processes the way an operator runs it, with logs in a file and
+// The compiled kube-loom executable in tests: built with package.json's `build` command (what
+// `bun run build` does, with another entry and output), run as separate processes the way an operator runs it, with logs in a file and
 // /healthz to wait on. Test files run in parallel processes (test/run-test-files.ts), so builds
 // are cached by a hash of the sources and shared between processes under a lock.
 import { createHash } from "node:crypto";
@@ -12,7 +12,7 @@ import { freeLoopbackPorts } from "../controlplane/free-ports.ts";
 const repoRoot = resolve(import.meta.dir, "../..");
 const builds = new Map<string, Promise<string>>();
 // Everything a compiled entry can import, besides node_modules (pinned by the lock file).
-const SOURCE_GLOBS = ["mod.ts", "package-lock.json", "{cmd,pkg,controllers,config,test/fixtures}/**/*.{ts,json,yaml}"];
+const SOURCE_GLOBS = ["mod.ts", "package.json", "package-lock.json", "{cmd,pkg,controllers,config,test/fixtures}/**/*.{ts,json,yaml}"];
 
 /** Compiles `entry` (default: the real kube-loom) into a single executable; returns its path. */
 export function buildKubeLoom(entry = "cmd/kube-loom/main.ts"): Promise<string> {
@@ -37,7 +37,7 @@ async function compile(entry: string, outfile: string): Promise<string> {
   // Written under another name and renamed, so no process ever runs a half-written executable.
   const partial = `${outfile}.partial-${process.pid}`;
   try {
-    const build = Bun.spawn(["./node_modules/.bin/bun", "build", "--compile", "--minify", entry, "--outfile", partial], {
+    const build = Bun.spawn(buildCommand(entry, partial), {
       cwd: repoRoot,
       stdout: "pipe",
       stderr: "pipe",
@@ -48,8 +48,18 @@ async function compile(entry: string, outfile: string): Promise<string> {
     removeOlderBuilds(outfile);
     return outfile;
   } finally {
-    rmSync(partial, { force: true });
+    // --sourcemap also writes the map beside the executable, which carries its own copy.
+    for (const leftover of [partial, `${partial}.map`]) rmSync(leftover, { force: true });
   }
+}
+
+/** package.json's `build` script with `entry` and `outfile` in place of the real ones. */
+function buildCommand(entry: string, outfile: string): string[] {
+  const script = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { scripts: { build: string } }).scripts.build;
+  const words = script.split(/\s+/);
+  const output = words.indexOf("--outfile") + 1;
+  if (words[0] !== "bun" || output === 0) throw new Error(`package.json's build script is not "bun build … --outfile FILE": ${script}`);
+  return words.map((word, i) => (i === 0 ? "./node_modules/.bin/bun" : i === output ? outfile : word.endsWith("main.ts") ? entry : word));
 }
 
 /** Builds of the same entry from older sources: about 100 MB each, never used again. */
