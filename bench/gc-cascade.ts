@@ -130,7 +130,8 @@ async function measure(client: KubeClient, collector: PeerProcess, round: number
       samples.record(cascade.name, collector.system, seconds);
       times.push(seconds.toFixed(1));
     }
-    console.error(`${collector.system} round ${round}: synced in ${syncSeconds.toFixed(2)} s, RSS ${rss.toFixed(0)} MiB, cascades ${times.join(" / ")} s`);
+    const cascaded = times.length > 0 ? `, cascades ${times.join(" / ")} s` : "";
+    console.error(`${collector.system} round ${round}: synced in ${syncSeconds.toFixed(2)} s, RSS ${rss.toFixed(0)} MiB${cascaded}`);
   } finally {
     await stopDaemon(process, "SIGTERM", 30_000);
   }
@@ -164,7 +165,8 @@ async function measureLimits(client: KubeClient, round: number): Promise<void> {
     for (const cascade of cascades) if (cascade.create === create) samples.record(cascade.name, "limit", seconds);
     deletes.push(`${collected} in ${seconds.toFixed(1)} s`);
   }
-  console.error(`limits round ${round}: ${lists.resources} monitor lists in ${(lists.syncMs / 1000).toFixed(2)} s; deletes ${deletes.join(", ")}`);
+  const deleted = deletes.length > 0 ? `; deletes ${deletes.join(", ")}` : "";
+  console.error(`limits round ${round}: ${lists.resources} monitor lists in ${(lists.syncMs / 1000).toFixed(2)} s${deleted}`);
 }
 
 /** Objects left in the namespace, from a one-item page (cheap to poll). */
