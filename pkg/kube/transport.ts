@@ -44,8 +44,23 @@ function bunFetch(tls: TlsOptions): Fetch {
     ...(tls.serverName ? { serverName: tls.serverName } : {}),
     rejectUnauthorized: !tls.insecureSkipVerify,
   };
-  // `tls` is Bun's own fetch option; other runtimes' RequestInit types do not know it.
-  return (url, init) => fetch(url, { ...init, tls: options } as RequestInit);
+  // HTTP/2, as client-go speaks to the API server: a few connections carry every request, where
+  // HTTP/1.1 opens one per request in flight (hundreds of TLS handshakes for a burst of creates).
+  // A server that does not offer it (a proxy) fails the handshake before anything is sent: that
+  // request and every later one go over HTTP/1.1.
+  let http2 = true;
+  // `tls` and `protocol` are Bun's own fetch options; other runtimes' RequestInit types do not know them.
+  const http11 = (url: string, init: RequestInit) => fetch(url, { ...init, tls: options } as RequestInit);
+  return async (url, init) => {
+    if (!http2 || !url.startsWith("https:")) return http11(url, init);
+    try {
+      return await fetch(url, { ...init, tls: options, protocol: "http2" } as RequestInit);
+    } catch (err) {
+      if ((err as { code?: unknown }).code !== "HTTP2Unsupported") throw err;
+      http2 = false;
+      return http11(url, init);
+    }
+  };
 }
 
 /** The slice of Deno's API used here; declared locally so the code type-checks under tsc too. */
