@@ -11,8 +11,14 @@ import { freeLoopbackPorts } from "../controlplane/free-ports.ts";
 
 const repoRoot = resolve(import.meta.dir, "../..");
 const builds = new Map<string, Promise<string>>();
-// Everything a compiled entry can import, besides node_modules (pinned by the lock file).
-const SOURCE_GLOBS = ["mod.ts", "package.json", "package-lock.json", "{cmd,pkg,controllers,config,test/fixtures}/**/*.{ts,json,yaml}"];
+// Everything a compiled entry can import, besides node_modules (pinned by the lock file). One
+// pattern per folder: Bun.Glob matches nothing for a pattern with two brace groups.
+const SOURCE_GLOBS = [
+  "mod.ts",
+  "package.json",
+  "package-lock.json",
+  ...["cmd", "pkg", "controllers", "config", "test/fixtures"].map((folder) => `${folder}/**/*.{ts,json,yaml}`),
+];
 
 /** Compiles `entry` (default: the real kube-loom) into a single executable; returns its path. */
 export function buildKubeLoom(entry = "cmd/kube-loom/main.ts"): Promise<string> {
@@ -71,12 +77,15 @@ function removeOlderBuilds(outfile: string): void {
   }
 }
 
+/** Every file the cache key hashes, relative to the repository. */
+export async function sourceFiles(): Promise<string[]> {
+  const found = await Promise.all(SOURCE_GLOBS.map((pattern) => Array.fromAsync(new Bun.Glob(pattern).scan({ cwd: repoRoot }))));
+  return found.flat().sort();
+}
+
 async function sourceHash(): Promise<string> {
   const hash = createHash("sha256");
-  for (const pattern of SOURCE_GLOBS) {
-    const files = await Array.fromAsync(new Bun.Glob(pattern).scan({ cwd: repoRoot }));
-    for (const file of files.sort()) hash.update(file).update("\0").update(readFileSync(join(repoRoot, file))).update("\0");
-  }
+  for (const file of await sourceFiles()) hash.update(file).update("\0").update(readFileSync(join(repoRoot, file))).update("\0");
   return hash.digest("hex").slice(0, 16);
 }
 
