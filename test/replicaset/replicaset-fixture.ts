@@ -188,6 +188,12 @@ export class PodCensus {
     return this.deletionsSeen.size;
   }
 
+  /** What the census saw of one Pod, for failure messages. */
+  describe(uid: string): string {
+    if (!this.everCreated.has(uid)) return "never seen created";
+    return this.live.has(uid) ? "live" : "seen deleted";
+  }
+
   /** Stops watching; throws if the census could not follow every event. */
   async close(): Promise<void> {
     this.stop.abort();
