@@ -68,11 +68,14 @@ async function measure(client: KubeClient, controller: PeerProcess, limits: Limi
       await kubectl(controlPlane, ["scale", "rs/web", "-n", namespace, `--replicas=${replicas}`]);
       await waitForStatus(client, namespace, "web", { replicas }, 1_200_000);
       const upSeconds = (performance.now() - upStarted) / 1000;
+      // Where the time goes: the controller's first reaction, its creations, then the status write.
+      const seen = (i: number) => (((census.creationTimes[i] ?? upStarted) - upStarted) / 1000).toFixed(2);
+      const phases = `first Pod seen ${seen(0)} s, Pod ${replicas / 2} ${seen(replicas / 2 - 1)} s, last ${seen(replicas - 1)} s`;
       const downStarted = performance.now();
       await kubectl(controlPlane, ["scale", "rs/web", "-n", namespace, "--replicas=0"]);
       await waitForStatus(client, namespace, "web", { replicas: 0 }, 1_200_000);
       const downSeconds = (performance.now() - downStarted) / 1000;
-      console.error(`${controller.system}, ${label(limits)}, round ${round}: up ${upSeconds.toFixed(2)} s, down ${downSeconds.toFixed(2)} s, max live ${census.maxLiveCount}`);
+      console.error(`${controller.system}, ${label(limits)}, round ${round}: up ${upSeconds.toFixed(2)} s (${phases}), down ${downSeconds.toFixed(2)} s, max live ${census.maxLiveCount}`);
       samples.record(`up ${limits.qps}`, controller.system, upSeconds);
       samples.record(`down ${limits.qps}`, controller.system, downSeconds);
       maxLive = Math.max(maxLive, census.maxLiveCount);

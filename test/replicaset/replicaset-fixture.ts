@@ -147,6 +147,8 @@ export class PodCensus {
   private readonly live = new Set<string>();
   private readonly everCreated = new Set<string>();
   private readonly deletionsSeen = new Set<string>();
+  /** performance.now() when each creation was seen, in order. */
+  readonly creationTimes: number[] = [];
   private maxLive = 0;
   private resourceVersion: string;
   private readonly stop = new AbortController();
@@ -214,7 +216,10 @@ export class PodCensus {
   private observe(type: "ADDED" | "MODIFIED" | "DELETED", pod: Pod): void {
     if (controllerRefOf(pod)?.uid !== this.ownerUid) return;
     const uid = pod.metadata?.uid ?? "";
-    if (type === "ADDED") this.everCreated.add(uid);
+    if (type === "ADDED" && !this.everCreated.has(uid)) {
+      this.everCreated.add(uid);
+      this.creationTimes.push(performance.now());
+    }
     if (type === "DELETED" || pod.metadata?.deletionTimestamp) {
       this.live.delete(uid);
       this.deletionsSeen.add(uid);
