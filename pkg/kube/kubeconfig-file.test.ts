@@ -27,7 +27,6 @@ describe("reading a kubeconfig file", () => {
       "current-context": "x",
     });
     expect(readKubeconfig(path)).toEqual({
-      path,
       clusters: [{ name: "c", server: "https://c:6443", caFile: join(dir, "pki/ca.crt"), insecureSkipTlsVerify: true, tlsServerName: "api" }],
       users: [
         { name: "u", certFile: "/abs/u.crt", keyData: "a2V5", tokenFile: join(dir, "token"), impersonate: "alice", usesPlugin: false },
@@ -40,7 +39,7 @@ describe("reading a kubeconfig file", () => {
   });
 
   test("an empty file is an empty kubeconfig", () => {
-    expect(readKubeconfig(write("empty", ""))).toEqual({ path: join(dir, "empty"), clusters: [], users: [], contexts: [], currentContext: "" });
+    expect(readKubeconfig(write("empty", ""))).toEqual({ clusters: [], users: [], contexts: [], currentContext: "" });
   });
 
   test("a malformed entry is named by its place in the file", () => {

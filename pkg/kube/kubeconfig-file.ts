@@ -40,7 +40,6 @@ export interface KubeconfigContext {
 }
 
 export interface Kubeconfig {
-  path: string;
   clusters: KubeconfigCluster[];
   users: KubeconfigUser[];
   contexts: KubeconfigContext[];
@@ -101,7 +100,6 @@ export function readKubeconfig(path: string): Kubeconfig {
   const file = (name: string | undefined) => (name && !isAbsolute(name) ? resolve(dirname(path), name) : name || undefined);
   const data = parsed.data ?? {};
   return {
-    path,
     clusters: (data.clusters ?? []).map(({ name, cluster }) => ({
       name,
       ...defined({ server: cluster.server, caFile: file(cluster["certificate-authority"]), caData: cluster["certificate-authority-data"] }),
