@@ -7,7 +7,7 @@
 // Deleting a Network deletes its provider network first; "already gone" counts as deleted.
 import { type Clock, realClock } from "../../pkg/clock/clock.ts";
 import type { ReconcileResult, Reconciler } from "../../pkg/controller/reconciler.ts";
-import { errorMessage } from "../../pkg/errors/expected-error.ts";
+import { firstLineOfError } from "../../pkg/errors/expected-error.ts";
 import type { EventRecorder } from "../../pkg/events/recorder.ts";
 import { splitMetaNamespaceKey } from "../../pkg/informer/keys.ts";
 import type { Logger } from "../../pkg/log/logger.ts";
@@ -123,7 +123,7 @@ export class NetworkReconciler implements Reconciler<string> {
       return { result };
     } catch (err) {
       if (signal.aborted) throw err;
-      const message = oneLine(err);
+      const message = firstLineOfError(err);
       if (err instanceof ProviderUnavailableError) {
         const requeueAfterMs = outage.failed(key, message);
         this.options.logger.info({ network: key, err: message, retryInMs: requeueAfterMs }, "provider unavailable; backing off");
@@ -155,9 +155,4 @@ function providerNameOf(network: Network): string {
 
 function unavailable(provider: NetworkProvider, message: string): ReadyState {
   return { status: "False", reason: "ProviderUnavailable", message: `${provider.kind} is unavailable: ${message}` };
-}
-
-function oneLine(err: unknown): string {
-  const text = errorMessage(err);
-  return text.split("\n")[0] ?? text;
 }

@@ -25,3 +25,12 @@ export function isProgrammingError(err: unknown): boolean {
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
+
+/**
+ * The first line of a thrown value's text, for a one-line message or condition. Parsers (the
+ * yaml package) put a multi-line excerpt after a first line ending in ":", which is dropped too.
+ */
+export function firstLineOfError(err: unknown): string {
+  const message = errorMessage(err);
+  return (message.split("\n")[0] ?? message).replace(/:$/, "");
+}

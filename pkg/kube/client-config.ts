@@ -5,7 +5,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { KubeConfig } from "@kubernetes/client-node";
-import { errorMessage, ExpectedError } from "../errors/expected-error.ts";
+import { errorMessage, ExpectedError, firstLineOfError } from "../errors/expected-error.ts";
 import { type Kubeconfig, type KubeconfigCluster, type KubeconfigUser, readKubeconfig } from "./kubeconfig-file.ts";
 import type { TlsOptions } from "./transport.ts";
 
@@ -81,7 +81,7 @@ function fromKubeconfigFile(path: string, origin: string, { context, master }: P
   try {
     kubeconfig = readKubeconfig(path);
   } catch (err) {
-    throw new ClientConfigError(`cannot read kubeconfig ${path}: ${errorMessage(err).split("\n")[0]}`);
+    throw new ClientConfigError(`cannot read kubeconfig ${path}: ${firstLineOfError(err)}`);
   }
   const known = kubeconfig.contexts.map((c) => c.name).join(", ") || "none";
   if (context && !kubeconfig.contexts.some((c) => c.name === context)) {

@@ -102,16 +102,28 @@ export function readKubeconfig(path: string): Kubeconfig {
   return {
     clusters: (data.clusters ?? []).map(({ name, cluster }) => ({
       name,
-      ...defined({ server: cluster.server, caFile: file(cluster["certificate-authority"]), caData: cluster["certificate-authority-data"] }),
-      ...defined({ tlsServerName: cluster["tls-server-name"] }),
       insecureSkipTlsVerify: cluster["insecure-skip-tls-verify"] ?? false,
+      ...defined({
+        server: cluster.server,
+        caFile: file(cluster["certificate-authority"]),
+        caData: cluster["certificate-authority-data"],
+        tlsServerName: cluster["tls-server-name"],
+      }),
     })),
     users: (data.users ?? []).map(({ name, user }) => ({
       name,
-      ...defined({ token: user?.token, tokenFile: file(user?.tokenFile), username: user?.username, password: user?.password }),
-      ...defined({ certFile: file(user?.["client-certificate"]), certData: user?.["client-certificate-data"] }),
-      ...defined({ keyFile: file(user?.["client-key"]), keyData: user?.["client-key-data"], impersonate: user?.as }),
       usesPlugin: Boolean(user?.exec || user?.["auth-provider"]),
+      ...defined({
+        token: user?.token,
+        tokenFile: file(user?.tokenFile),
+        username: user?.username,
+        password: user?.password,
+        certFile: file(user?.["client-certificate"]),
+        certData: user?.["client-certificate-data"],
+        keyFile: file(user?.["client-key"]),
+        keyData: user?.["client-key-data"],
+        impersonate: user?.as,
+      }),
     })),
     contexts: (data.contexts ?? []).map(({ name, context }) => ({ name, cluster: context.cluster, ...defined({ user: context.user, namespace: context.namespace }) })),
     currentContext: data["current-context"] ?? "",

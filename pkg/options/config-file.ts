@@ -7,7 +7,7 @@ import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { decodeFlagValue, type FlagDefinition } from "./flag-definition.ts";
 import { UsageError } from "./usage-error.ts";
-import { errorMessage } from "../errors/expected-error.ts";
+import { firstLineOfError } from "../errors/expected-error.ts";
 
 export type ReadTextFile = (path: string) => string;
 
@@ -25,13 +25,13 @@ export function readConfigFile(
   try {
     text = readFile(path);
   } catch (error) {
-    throw new UsageError(`cannot read ${where}: ${firstLine(error)}`);
+    throw new UsageError(`cannot read ${where}: ${firstLineOfError(error)}`);
   }
   let document: unknown;
   try {
     document = parseYaml(text);
   } catch (error) {
-    throw new UsageError(`invalid YAML in ${where}: ${firstLine(error)}`);
+    throw new UsageError(`invalid YAML in ${where}: ${firstLineOfError(error)}`);
   }
   const parsed = configDocument.safeParse(document);
   if (!parsed.success) throw new UsageError(`${where} must be a mapping from flag names to values`);
@@ -43,10 +43,4 @@ export function readConfigFile(
     values.set(flag, decodeFlagValue(flag, input, `${key} in ${where}`));
   }
   return values;
-}
-
-/** The yaml package's messages carry a multi-line code excerpt after "line 2, column 4:"; stderr gets one line. */
-function firstLine(error: unknown): string {
-  const message = errorMessage(error);
-  return (message.split("\n")[0] ?? message).replace(/:$/, "");
 }

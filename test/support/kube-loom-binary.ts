@@ -1,7 +1,8 @@
 // The compiled kube-loom executable in tests: built with package.json's `build` command (what
-// `bun run build` does, with another entry and output), run as separate processes the way an operator runs it, with logs in a file and
-// /healthz to wait on. Test files run in parallel processes (test/run-test-files.ts), so builds
-// are cached by a hash of the sources and shared between processes under a lock.
+// `bun run build` does, with another entry and output), run as separate processes the way an
+// operator runs it, with logs in a file and /healthz to wait on. Test files run in parallel
+// processes (test/run-test-files.ts), so builds are cached by a hash of the sources and shared
+// between processes under a lock.
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
