@@ -1,8 +1,9 @@
 // ReplicaSet scaling against upstream: kube-loom's replicaset controller and kube-controller-manager
 // v1.33's replicaset-controller, one after the other on the same real API server, at the default
 // client limits (--kube-api-qps 20, --kube-api-burst 30) and at 500/1000. Per run: a ReplicaSet at
-// 0 replicas is scaled to N with kubectl; measured is the time until status.replicas is N (all Pods
-// created and seen), the most live Pods at any moment (must not exceed N), and the scale back to 0.
+// 0 replicas is scaled to N with kubectl; measured is the time until a watch on the ReplicaSet shows
+// status.replicas at N (all Pods created and seen), the most live Pods at any moment (must not
+// exceed N), and the scale back to 0.
 // The limit, per round and setting: a plain client (client-go, same limits) creating N Pods from the
 // same template, then deleting them.
 //   bun bench/replicaset-scale.ts [replicas, default 1000] [rounds, default 3] [settings, default "20,500"]
@@ -11,11 +12,12 @@ import type { KubeClient } from "../pkg/kube/client.ts";
 import { ControlPlane } from "../test/controlplane/control-plane.ts";
 import { spawnDaemon, stopDaemon } from "../test/controlplane/daemon-process.ts";
 import { fastClient } from "../test/integration/informer-fixtures.ts";
-import { apply, createNamespace, kubectl, PodCensus, replicaSetManifest, waitForStatus } from "../test/replicaset/replicaset-fixture.ts";
+import { apply, createNamespace, kubectl, PodCensus, replicaSetManifest, waitForStatus, watchForStatus } from "../test/replicaset/replicaset-fixture.ts";
 import { podFromTemplate } from "../controllers/replicaset/pod-control.ts";
 import { clientGoPeer, runClientGoPeer } from "./client-go-peer.ts";
 import { type Comparison, printComparison } from "./comparison.ts";
 import { buildPeerProcesses, comparisonOf, type PeerProcess, type System } from "./peer-processes.ts";
+import { cpuSeconds } from "./process-usage.ts";
 import { Samples } from "./statistics.ts";
 
 const replicas = Number(process.argv[2] ?? 1000);
@@ -64,18 +66,22 @@ async function measure(client: KubeClient, controller: PeerProcess, limits: Limi
     const idle = await waitForStatus(client, namespace, "web", { replicas: 0 }, 120_000);
     const census = await PodCensus.start(client, idle);
     try {
+      const cpuBefore = cpuSeconds(process.pid);
       const upStarted = performance.now();
+      const scaledUp = watchForStatus(client, idle, { replicas }, 1_200_000);
       await kubectl(controlPlane, ["scale", "rs/web", "-n", namespace, `--replicas=${replicas}`]);
-      await waitForStatus(client, namespace, "web", { replicas }, 1_200_000);
+      const full = await scaledUp;
       const upSeconds = (performance.now() - upStarted) / 1000;
+      const upCpu = cpuSeconds(process.pid) - cpuBefore;
       // Where the time goes: the controller's first reaction, its creations, then the status write.
       const seen = (i: number) => (((census.creationTimes[i] ?? upStarted) - upStarted) / 1000).toFixed(2);
       const phases = `first Pod seen ${seen(0)} s, Pod ${replicas / 2} ${seen(replicas / 2 - 1)} s, last ${seen(replicas - 1)} s`;
       const downStarted = performance.now();
+      const scaledDown = watchForStatus(client, full, { replicas: 0 }, 1_200_000);
       await kubectl(controlPlane, ["scale", "rs/web", "-n", namespace, "--replicas=0"]);
-      await waitForStatus(client, namespace, "web", { replicas: 0 }, 1_200_000);
+      await scaledDown;
       const downSeconds = (performance.now() - downStarted) / 1000;
-      console.error(`${controller.system}, ${label(limits)}, round ${round}: up ${upSeconds.toFixed(2)} s (${phases}), down ${downSeconds.toFixed(2)} s, max live ${census.maxLiveCount}`);
+      console.error(`${controller.system}, ${label(limits)}, round ${round}: up ${upSeconds.toFixed(2)} s (${phases}; controller CPU ${upCpu.toFixed(2)} s), down ${downSeconds.toFixed(2)} s, max live ${census.maxLiveCount}`);
       samples.record(`up ${limits.qps}`, controller.system, upSeconds);
       samples.record(`down ${limits.qps}`, controller.system, downSeconds);
       maxLive = Math.max(maxLive, census.maxLiveCount);

@@ -182,7 +182,8 @@ export class RestClient {
     const started = performance.now();
     let response: Response;
     try {
-      response = await this.options.fetch(url, { method: request.method, headers, body, signal, redirect: "manual" });
+      const longLived = request.query?.watch === true;
+      response = await this.options.fetch(url, { method: request.method, headers, body, signal, redirect: "manual", longLived });
     } catch (err) {
       this.observe(request.method, "<error>", started);
       throw this.transportError(request, err);

@@ -48,6 +48,17 @@ describe("Bun transport", () => {
     }
   });
 
+  test("a watch (longLived) gets its own HTTP/1.1 connection even where HTTP/2 is offered", async () => {
+    const server = await listen(createHttp2Server({ ...serving(), allowHTTP1: true }, answerVersion));
+    try {
+      const fetch = await createFetch({ ca: pki.ca.certPem }, "bun");
+      expect(await (await fetch(server.url, { method: "GET", longLived: true })).text()).toBe("1.1");
+      expect(await (await fetch(server.url, { method: "GET" })).text()).toBe("2.0");
+    } finally {
+      await server.close();
+    }
+  });
+
   test("falls back to HTTP/1.1 for a server that only speaks that, for the request and the ones after", async () => {
     const server = await listen(createHttp11Server(serving(), answerVersion));
     try {

@@ -15,7 +15,13 @@ export interface TlsOptions {
   serverName?: string;
 }
 
-export type Fetch = (url: string, init: RequestInit) => Promise<Response>;
+/** A request as the runtimes' fetch takes it, plus what only kube-loom's transport reads. */
+export interface TransportInit extends RequestInit {
+  /** The body stays open for minutes and comes in bursts: a watch. */
+  longLived?: boolean;
+}
+
+export type Fetch = (url: string, init: TransportInit) => Promise<Response>;
 
 export type Runtime = "bun" | "deno" | "node";
 
@@ -48,11 +54,15 @@ function bunFetch(tls: TlsOptions): Fetch {
   // HTTP/1.1 opens one per request in flight (hundreds of TLS handshakes for a burst of creates).
   // A server that does not offer it (a proxy) fails the handshake before anything is sent: that
   // request and every later one go over HTTP/1.1.
+  // Watches stay on HTTP/1.1, one connection each: Bun's HTTP/2 client hands out flow-control
+  // window only as fast as JavaScript reads, so a burst of events while the process is busy
+  // (a batch of creates) stalls the stream, and the API server closes a watcher it cannot hand
+  // events to (apiserver_terminated_watchers_total). A TCP connection's buffers absorb the burst.
   let http2 = true;
   // `tls` and `protocol` are Bun's own fetch options; other runtimes' RequestInit types do not know them.
   const http11 = (url: string, init: RequestInit) => fetch(url, { ...init, tls: options } as RequestInit);
-  return async (url, init) => {
-    if (!http2 || !url.startsWith("https:")) return http11(url, init);
+  return async (url, { longLived, ...init }) => {
+    if (longLived || !http2 || !url.startsWith("https:")) return http11(url, init);
     try {
       return await fetch(url, { ...init, tls: options, protocol: "http2" } as RequestInit);
     } catch (err) {

@@ -97,9 +97,7 @@ export async function waitForStatus(
   await waitUntil(
     async () => {
       last = await getReplicaSet(client, namespace, name);
-      const status: Record<string, unknown> = { ...last.status };
-      const generationSeen = last.status?.observedGeneration === last.metadata?.generation;
-      return generationSeen && Object.entries(expected).every(([field, value]) => (status[field] ?? 0) === value);
+      return statusMatches(last, expected);
     },
     `ReplicaSet ${namespace}/${name} status ${JSON.stringify(expected)} (last: ${JSON.stringify(last?.status)})`,
     timeoutMs,
@@ -108,6 +106,43 @@ export async function waitForStatus(
     throw new Error(`${err instanceof Error ? err.message : String(err)}; last status ${JSON.stringify(last?.status)}`);
   });
   return last as ReplicaSet;
+}
+
+/** True when the ReplicaSet's status shows `expected` and was computed from its current generation. */
+export function statusMatches(rs: ReplicaSet, expected: Partial<NonNullable<ReplicaSet["status"]>>): boolean {
+  const status: Record<string, unknown> = { ...rs.status };
+  const generationSeen = rs.status?.observedGeneration === rs.metadata?.generation;
+  return generationSeen && Object.entries(expected).every(([field, value]) => (status[field] ?? 0) === value);
+}
+
+/**
+ * Resolves with the ReplicaSet the moment a watch shows its status matching `expected`, following
+ * it from `from`'s resourceVersion (the benchmarks: a poll would add up to its interval to a figure).
+ */
+export async function watchForStatus(
+  client: KubeClient,
+  from: ReplicaSet,
+  expected: Partial<NonNullable<ReplicaSet["status"]>>,
+  timeoutMs: number,
+): Promise<ReplicaSet> {
+  const { namespace, name } = from.metadata ?? {};
+  const replicaSets = client.dynamic.resource<ReplicaSet>(resources.replicaSets, namespace);
+  const deadline = AbortSignal.timeout(timeoutMs);
+  let last = from;
+  // The API server ends a watch now and then; the next one resumes where it stopped.
+  while (!statusMatches(last, expected) && !deadline.aborted) {
+    const events = await replicaSets.watch({ resourceVersion: last.metadata?.resourceVersion, fieldSelector: `metadata.name=${name}` }, deadline);
+    for await (const event of events) {
+      if (event.type === "ERROR") throw new Error(`watching ReplicaSet ${namespace}/${name}: ${event.object.message ?? event.object.reason}`);
+      if (event.type === "BOOKMARK") continue;
+      last = event.object;
+      if (statusMatches(last, expected)) break;
+    }
+  }
+  if (!statusMatches(last, expected)) {
+    throw new Error(`ReplicaSet ${namespace}/${name} status ${JSON.stringify(expected)} not reached in ${timeoutMs} ms; last status ${JSON.stringify(last.status)}`);
+  }
+  return last;
 }
 
 /** Writes Pod status as a kubelet would: Running, and Ready since `readySince` (epoch ms) when given. */
