@@ -22,7 +22,7 @@ import { waitUntil } from "../test/support/eventually.ts";
 import { clientGoPeer, runClientGoPeer } from "./client-go-peer.ts";
 import { type Comparison, mebibytes, printComparison } from "./comparison.ts";
 import { buildPeerProcesses, comparisonOf, type PeerProcess, type System } from "./peer-processes.ts";
-import { residentMiB } from "./process-usage.ts";
+import { residentMiB, waitForQuiet } from "./process-usage.ts";
 import { Samples } from "./statistics.ts";
 
 const dependents = Number(process.argv[2] ?? 1000);
@@ -115,6 +115,7 @@ async function createTree(client: KubeClient, namespace: string): Promise<{ root
 
 async function measure(client: KubeClient, collector: PeerProcess, round: number): Promise<void> {
   const logPath = join(controlPlane.dir, `${collector.system}-${round}.log`);
+  await waitForQuiet(controlPlane.pids);
   const started = performance.now();
   const process = spawnDaemon(collector.command(controlPlane.kubeconfigPath), logPath);
   try {
@@ -150,6 +151,7 @@ async function runCascade(client: KubeClient, cascade: Cascade, namespace: strin
 /** The same work without a collector: its start-up reads, and its DELETEs by a plain client at its QPS. */
 async function measureLimits(client: KubeClient, round: number): Promise<void> {
   const kubeconfig = controlPlane.kubeconfigPath;
+  await waitForQuiet(controlPlane.pids);
   const lists = await runClientGoPeer<{ syncMs: number; resources: number }>(["monitor-lists", kubeconfig, informerQps, informerBurst]);
   samples.record("sync", "limit", lists.syncMs / 1000);
   const deletes: string[] = [];

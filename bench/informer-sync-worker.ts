@@ -2,7 +2,7 @@
 //   bun bench/informer-sync-worker.ts <kube-loom|kube-loom-metadata|client-node> <kubeconfig> <namespace> <expected-count>
 // Prints one JSON line: {variant, syncMs, rssMiB, baseRssMiB, heapMiB, cached}; baseRssMiB is the
 // process before the informer exists, so rssMiB − baseRssMiB is what the informer and its cache cost.
-import { KubeConfig, CoreV1Api, makeInformer, type V1ConfigMap } from "@kubernetes/client-node";
+import type { V1ConfigMap } from "@kubernetes/client-node";
 import { SharedInformerFactory } from "../pkg/informer/factory.ts";
 import { loadClientConfig } from "../pkg/kube/client-config.ts";
 import { createKubeClient } from "../pkg/kube/client.ts";
@@ -13,12 +13,16 @@ if (!variant || !kubeconfig || !namespace || !expectedText) {
   throw new Error("usage: informer-sync-worker.ts <variant> <kubeconfig> <namespace> <expected-count>");
 }
 const expected = Number(expectedText);
+// client-node's modules take tens of MiB, which kube-loom's informers never load: only its own
+// variant imports them, before the base RSS is read.
+const clientNode = variant === "client-node" ? await import("@kubernetes/client-node") : undefined;
 Bun.gc(true);
 const baseRssMiB = process.memoryUsage().rss / 2 ** 20;
 const started = performance.now();
 let cached: () => number;
 
-if (variant === "client-node") {
+if (clientNode) {
+  const { KubeConfig, CoreV1Api, makeInformer } = clientNode;
   // client-node's own informer, as its README shows it; TLS through NODE_EXTRA_CA_CERTS and a token (see bench/informer-sync.ts).
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfig);

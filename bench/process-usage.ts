@@ -17,5 +17,19 @@ export function cpuSeconds(pid: number): number {
   return ticks / clockTicksPerSecond;
 }
 
+/**
+ * Waits until `pids` together use at most one clock tick (5 % of a core) in 200 ms, for at most
+ * `maxMs`, so that a measurement does not start while the API server is busy with the last one.
+ */
+export async function waitForQuiet(pids: readonly number[], maxMs = 10_000): Promise<void> {
+  const total = () => pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+  const deadline = performance.now() + maxMs;
+  while (performance.now() < deadline) {
+    const before = total();
+    await Bun.sleep(200);
+    if (total() - before < 1.5 / clockTicksPerSecond) return;
+  }
+}
+
 /** USER_HZ: 100 on every Linux architecture Bun runs on. */
 const clockTicksPerSecond = 100;

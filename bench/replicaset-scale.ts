@@ -17,7 +17,7 @@ import { podFromTemplate } from "../controllers/replicaset/pod-control.ts";
 import { clientGoPeer, runClientGoPeer } from "./client-go-peer.ts";
 import { type Comparison, printComparison } from "./comparison.ts";
 import { buildPeerProcesses, comparisonOf, type PeerProcess, type System } from "./peer-processes.ts";
-import { cpuSeconds } from "./process-usage.ts";
+import { cpuSeconds, waitForQuiet } from "./process-usage.ts";
 import { Samples } from "./statistics.ts";
 
 const replicas = Number(process.argv[2] ?? 1000);
@@ -66,6 +66,7 @@ async function measure(client: KubeClient, controller: PeerProcess, limits: Limi
     const idle = await waitForStatus(client, namespace, "web", { replicas: 0 }, 120_000);
     const census = await PodCensus.start(client, idle);
     try {
+      await waitForQuiet(controlPlane.pids);
       const cpuBefore = cpuSeconds(process.pid);
       const upStarted = performance.now();
       const scaledUp = watchForStatus(client, idle, { replicas }, 1_200_000);
@@ -101,6 +102,7 @@ async function measureLimit(client: KubeClient, limits: Limits, round: number): 
   const { ownerReferences: _owner, ...metadata } = pod.metadata ?? {};
   const path = `/api/v1/namespaces/${namespace}/pods`;
   const qps = String(limits.qps);
+  await waitForQuiet(controlPlane.pids);
   const burst = String(limits.burst);
   const created = await runClientGoPeer<{ seconds: number }>(["create", controlPlane.kubeconfigPath, path, String(replicas), qps, burst], JSON.stringify({ ...pod, metadata }));
   const deleted = await runClientGoPeer<{ seconds: number }>(["delete", controlPlane.kubeconfigPath, path, qps, burst]);

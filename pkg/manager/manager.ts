@@ -8,7 +8,7 @@ import { EventBroadcaster } from "../events/broadcaster.ts";
 import { KubeEventSink } from "../events/kube-event-sink.ts";
 import { SharedInformerFactory } from "../informer/factory.ts";
 import { loadClientConfig } from "../kube/client-config.ts";
-import { createKubeClient, type KubeClient } from "../kube/client.ts";
+import { createKubeClient, type KubeClient, withRateLimit } from "../kube/client.ts";
 import { leaderElectionIdentity } from "../leaderelection/identity.ts";
 import type { Logger } from "../log/logger.ts";
 import { createMetricsRegistry } from "../metrics/registry.ts";
@@ -117,8 +117,11 @@ export class Manager {
     });
     await services.start({ name: "events", start: () => broadcaster.start(), stop: () => broadcaster.shutdown() });
     const events = broadcaster.newRecorder();
+    // As in kube-controller-manager, metadata-only informers (the garbage collector's monitors) list
+    // through a client of their own, so their start-up burst is not spent by the other informers'.
+    const metadataClient = withRateLimit(client, options.connection.qps, options.connection.burst, "metadata-informers");
     const informers = new SharedInformerFactory({
-      listerWatcherFor: (gvr, scope) => client.dynamic.listerWatcher(gvr, scope),
+      listerWatcherFor: (gvr, scope) => (scope.metadataOnly ? metadataClient : client).dynamic.listerWatcher(gvr, scope),
       // kube-controller-manager's resync: random in [min-resync-period, 2 × min-resync-period), once per factory.
       defaultResyncMs: options.minResyncPeriodMs * (1 + Math.random()),
       logger,

@@ -114,6 +114,11 @@ export class ControlPlane {
     return controlPlane;
   }
 
+  /** The running etcd and kube-apiserver processes (the benchmarks read their CPU time). */
+  get pids(): number[] {
+    return [this.#etcd, this.#apiserver].filter((daemon): daemon is DaemonProcess => daemon !== undefined && !hasExited(daemon)).map((daemon) => daemon.pid);
+  }
+
   get caPem(): string {
     return this.pki.ca.certPem;
   }
