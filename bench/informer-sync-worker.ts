@@ -16,22 +16,24 @@ const expected = Number(expectedText);
 // client-node's modules take tens of MiB, which kube-loom's informers never load: only its own
 // variant imports them, before the base RSS is read.
 const clientNode = variant === "client-node" ? await import("@kubernetes/client-node") : undefined;
+// Each variant reads its kubeconfig before the clock starts, as the client-go peer does.
+const kc = clientNode ? new clientNode.KubeConfig() : undefined;
+kc?.loadFromFile(kubeconfig);
+const config = kc ? undefined : loadClientConfig({ kubeconfig });
 Bun.gc(true);
 const baseRssMiB = process.memoryUsage().rss / 2 ** 20;
 const started = performance.now();
-let cached: () => number;
+let cached = () => 0;
 
-if (clientNode) {
-  const { KubeConfig, CoreV1Api, makeInformer } = clientNode;
+if (clientNode && kc) {
+  const { CoreV1Api, makeInformer } = clientNode;
   // client-node's own informer, as its README shows it; TLS through NODE_EXTRA_CA_CERTS and a token (see bench/informer-sync.ts).
-  const kc = new KubeConfig();
-  kc.loadFromFile(kubeconfig);
   const core = kc.makeApiClient(CoreV1Api);
   const informer = makeInformer<V1ConfigMap>(kc, `/api/v1/namespaces/${namespace}/configmaps`, () => core.listNamespacedConfigMap({ namespace }));
   await informer.start();
   cached = () => informer.list(namespace).length;
-} else {
-  const client = await createKubeClient(loadClientConfig({ kubeconfig }), { qps: 20, burst: 30, timeoutMs: 120_000 });
+} else if (config) {
+  const client = await createKubeClient(config, { qps: 20, burst: 30, timeoutMs: 120_000 });
   const factory = new SharedInformerFactory({ listerWatcherFor: (gvr, scope) => client.dynamic.listerWatcher(gvr, scope), defaultResyncMs: 0 });
   const { informer } =
     variant === "kube-loom-metadata"
