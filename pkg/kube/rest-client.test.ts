@@ -59,6 +59,30 @@ describe("RestClient", () => {
     expect(sent).toEqual(["GET"]);
   });
 
+  test("the write guard is asked again after the rate limiter's wait: leadership can end during it", async () => {
+    let leading = true;
+    let release: () => void = () => undefined;
+    const sent: string[] = [];
+    const rest = new RestClient({
+      config: { server: "https://api.example:6443", tls: {}, authenticate: async () => ({}), namespace: "default", source: "test" },
+      fetch: async (_url, init) => {
+        sent.push(String(init.method));
+        return new Response("{}", { status: 201 });
+      },
+      throttle: { take: () => new Promise<void>((resolve) => (release = resolve)) },
+      userAgent: "kube-loom/test",
+      timeoutMs: 1000,
+    }).withWriteGuard(() => {
+      if (!leading) throw new Error("not leading");
+    });
+    const write = rest.request({ method: "POST", path: "/api/v1/namespaces/d/configmaps", body: {} });
+    await Bun.sleep(0);
+    leading = false;
+    release();
+    await expect(write).rejects.toThrow("not leading");
+    expect(sent).toEqual([]);
+  });
+
   test("an error status becomes an ApiError with the server's reason and message", async () => {
     const status = { kind: "Status", status: "Failure", reason: "NotFound", code: 404, message: 'configmaps "x" not found' };
     const observed: string[] = [];

@@ -121,7 +121,6 @@ export class RestClient {
 
   /** Sends the request under a progress deadline, armed now and re-armed when the headers arrive. */
   private async start(request: RestRequest, throttled = true): Promise<{ response: Response; deadline: ProgressDeadline | undefined }> {
-    if (request.method !== "GET") this.options.writeGuard?.();
     const timeoutMs = request.timeoutMs === undefined ? this.options.timeoutMs : request.timeoutMs;
     const deadline = timeoutMs ? new ProgressDeadline(timeoutMs) : undefined;
     try {
@@ -179,6 +178,8 @@ export class RestClient {
       body = typeof request.body === "string" ? request.body : JSON.stringify(request.body);
       headers["Content-Type"] = request.contentType ?? "application/json";
     }
+    // Asked last, right before sending: leadership can end while a write waits for a token.
+    if (request.method !== "GET") this.options.writeGuard?.();
     const started = performance.now();
     let response: Response;
     try {
