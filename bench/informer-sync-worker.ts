@@ -13,37 +13,19 @@ if (!variant || !kubeconfig || !namespace || !expectedText) {
   throw new Error("usage: informer-sync-worker.ts <variant> <kubeconfig> <namespace> <expected-count>");
 }
 const expected = Number(expectedText);
-// client-node's modules take tens of MiB, which kube-loom's informers never load: only its own
-// variant imports them, before the base RSS is read.
-const clientNode = variant === "client-node" ? await import("@kubernetes/client-node") : undefined;
-// Each variant reads its kubeconfig before the clock starts, as the client-go peer does.
-const kc = clientNode ? new clientNode.KubeConfig() : undefined;
-kc?.loadFromFile(kubeconfig);
-const config = kc ? undefined : loadClientConfig({ kubeconfig });
+
+/** Starts an informer; resolves once it synced, with a way to count what its cache holds. */
+type StartInformer = () => Promise<() => number>;
+
+// Each variant reads its kubeconfig (and loads its modules) before the clock starts, as the client-go peer does.
+const startInformer =
+  variant === "client-node"
+    ? await clientNodeInformer(kubeconfig, namespace)
+    : kubeLoomInformer(kubeconfig, namespace, variant === "kube-loom-metadata");
 Bun.gc(true);
 const baseRssMiB = process.memoryUsage().rss / 2 ** 20;
 const started = performance.now();
-let cached = () => 0;
-
-if (clientNode && kc) {
-  const { CoreV1Api, makeInformer } = clientNode;
-  // client-node's own informer, as its README shows it; TLS through NODE_EXTRA_CA_CERTS and a token (see bench/informer-sync.ts).
-  const core = kc.makeApiClient(CoreV1Api);
-  const informer = makeInformer<V1ConfigMap>(kc, `/api/v1/namespaces/${namespace}/configmaps`, () => core.listNamespacedConfigMap({ namespace }));
-  await informer.start();
-  cached = () => informer.list(namespace).length;
-} else if (config) {
-  const client = await createKubeClient(config, { qps: 20, burst: 30, timeoutMs: 120_000 });
-  const factory = new SharedInformerFactory({ listerWatcherFor: (gvr, scope) => client.dynamic.listerWatcher(gvr, scope), defaultResyncMs: 0 });
-  const { informer } =
-    variant === "kube-loom-metadata"
-      ? factory.forMetadata(resources.configMaps, { namespace })
-      : factory.forResource(resources.configMaps, { namespace });
-  factory.start(new AbortController().signal);
-  // Not waitForCacheSync: it looks every 100 ms, which would round every figure up to that.
-  while (!informer.hasSynced()) await Bun.sleep(1);
-  cached = () => informer.getIndexer().list().length;
-}
+const cached = await startInformer();
 const syncMs = performance.now() - started;
 while (cached() < expected) await Bun.sleep(10);
 Bun.gc(true);
@@ -61,3 +43,30 @@ console.log(
   }),
 );
 process.exit(0);
+
+/** client-node's own informer, as its README shows it; TLS through NODE_EXTRA_CA_CERTS and a token (see bench/informer-sync.ts). */
+async function clientNodeInformer(kubeconfig: string, namespace: string): Promise<StartInformer> {
+  // Its modules take tens of MiB, which kube-loom's informers never load: only this variant imports them.
+  const { KubeConfig, CoreV1Api, makeInformer } = await import("@kubernetes/client-node");
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfig);
+  return async () => {
+    const core = kc.makeApiClient(CoreV1Api);
+    const informer = makeInformer<V1ConfigMap>(kc, `/api/v1/namespaces/${namespace}/configmaps`, () => core.listNamespacedConfigMap({ namespace }));
+    await informer.start();
+    return () => informer.list(namespace).length;
+  };
+}
+
+function kubeLoomInformer(kubeconfig: string, namespace: string, metadataOnly: boolean): StartInformer {
+  const config = loadClientConfig({ kubeconfig });
+  return async () => {
+    const client = await createKubeClient(config, { qps: 20, burst: 30, timeoutMs: 120_000 });
+    const factory = new SharedInformerFactory({ listerWatcherFor: (gvr, scope) => client.dynamic.listerWatcher(gvr, scope), defaultResyncMs: 0 });
+    const { informer } = metadataOnly ? factory.forMetadata(resources.configMaps, { namespace }) : factory.forResource(resources.configMaps, { namespace });
+    factory.start(new AbortController().signal);
+    // Not waitForCacheSync: it looks every 100 ms, which would round every figure up to that.
+    while (!informer.hasSynced()) await Bun.sleep(1);
+    return () => informer.getIndexer().list().length;
+  };
+}

@@ -12,7 +12,7 @@ import type { KubeClient } from "../pkg/kube/client.ts";
 import { ControlPlane } from "../test/controlplane/control-plane.ts";
 import { spawnDaemon, stopDaemon } from "../test/controlplane/daemon-process.ts";
 import { fastClient } from "../test/integration/informer-fixtures.ts";
-import { apply, createNamespace, kubectl, PodCensus, replicaSetManifest, waitForStatus, watchForStatus } from "../test/replicaset/replicaset-fixture.ts";
+import { apply, createNamespace, kubectl, PodCensus, replicaSetManifest, replicaSetVersionsUntil, statusMatches, waitForStatus } from "../test/replicaset/replicaset-fixture.ts";
 import { podFromTemplate } from "../controllers/replicaset/pod-control.ts";
 import { clientGoPeer, runClientGoPeer } from "./client-go-peer.ts";
 import { type Comparison, printComparison } from "./comparison.ts";
@@ -69,16 +69,16 @@ async function measure(client: KubeClient, controller: PeerProcess, limits: Limi
       await waitForQuiet(controlPlane.pids);
       const cpuBefore = cpuSeconds(process.pid);
       const upStarted = performance.now();
-      const scaledUp = watchForStatus(client, idle, { replicas }, 1_200_000);
+      const scaledUp = replicaSetVersionsUntil(client, namespace, "web", (rs) => statusMatches(rs, { replicas }), 1_200_000);
       await kubectl(controlPlane, ["scale", "rs/web", "-n", namespace, `--replicas=${replicas}`]);
-      const full = await scaledUp;
+      await scaledUp;
       const upSeconds = (performance.now() - upStarted) / 1000;
       const upCpu = cpuSeconds(process.pid) - cpuBefore;
       // Where the time goes: the controller's first reaction, its creations, then the status write.
       const seen = (i: number) => (((census.creationTimes[i] ?? upStarted) - upStarted) / 1000).toFixed(2);
       const phases = `first Pod seen ${seen(0)} s, Pod ${replicas / 2} ${seen(replicas / 2 - 1)} s, last ${seen(replicas - 1)} s`;
       const downStarted = performance.now();
-      const scaledDown = watchForStatus(client, full, { replicas: 0 }, 1_200_000);
+      const scaledDown = replicaSetVersionsUntil(client, namespace, "web", (rs) => statusMatches(rs, { replicas: 0 }), 1_200_000);
       await kubectl(controlPlane, ["scale", "rs/web", "-n", namespace, "--replicas=0"]);
       await scaledDown;
       const downSeconds = (performance.now() - downStarted) / 1000;

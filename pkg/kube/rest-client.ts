@@ -183,7 +183,7 @@ export class RestClient {
     const started = performance.now();
     let response: Response;
     try {
-      const longLived = request.query?.watch === true;
+      const longLived = request.query?.watch === true; // a watch: see TransportInit
       response = await this.options.fetch(url, { method: request.method, headers, body, signal, redirect: "manual", longLived });
     } catch (err) {
       this.observe(request.method, "<error>", started);

@@ -8,7 +8,7 @@ import type { KubeClient } from "../../pkg/kube/client.ts";
 import { isNotFound } from "../../pkg/kube/errors.ts";
 import { resources } from "../../pkg/kube/gvr.ts";
 import { FAKE_NODE_NAME, LocalCluster } from "../controlplane/local-cluster.ts";
-import { kubectl, listPods, type Pod, type ReplicaSet, startKubeLoom } from "../replicaset/replicaset-fixture.ts";
+import { kubectl, listPods, type Pod, type ReplicaSet, replicaSetVersionsUntil, startKubeLoom } from "../replicaset/replicaset-fixture.ts";
 import { waitUntil } from "../support/eventually.ts";
 import { buildKubeLoom, type KubeLoomProcess } from "../support/kube-loom-binary.ts";
 import { fastClient } from "./informer-fixtures.ts";
@@ -112,27 +112,9 @@ describe("deploy/examples on the local cluster", () => {
 
 type ReplicaSetStatus = NonNullable<ReplicaSet["status"]>;
 
-/** Every status the ReplicaSet was written with, from now until one satisfies `done` (a watch, so none is missed). */
+/** Every status the ReplicaSet was written with, from now until one satisfies `done`. */
 async function replicaSetStatusesUntil(name: string, done: (status: ReplicaSetStatus) => boolean, timeoutMs = 180_000): Promise<ReplicaSetStatus[]> {
-  const replicaSets = client.dynamic.resource<ReplicaSet>(resources.replicaSets, namespace);
-  const fieldSelector = `metadata.name=${name}`;
-  const initial = await replicaSets.list({ fieldSelector });
-  const statuses = initial.items.map((rs) => rs.status ?? { replicas: 0 });
-  let resourceVersion = initial.metadata?.resourceVersion ?? "";
-  const stop = AbortSignal.timeout(timeoutMs);
-  try {
-    while (!statuses.some(done)) {
-      // The server ends watches now and then; resume from the last version seen.
-      for await (const event of await replicaSets.watch({ resourceVersion, fieldSelector }, stop)) {
-        if (event.type === "ERROR") throw new Error(`watch of ReplicaSet ${name} failed: ${event.object.message}`);
-        resourceVersion = event.object.metadata?.resourceVersion ?? resourceVersion;
-        if (event.type !== "BOOKMARK" && event.object.status) statuses.push(event.object.status);
-        if (statuses.some(done)) break;
-      }
-    }
-  } catch (error) {
-    if (!stop.aborted) throw error;
-    throw new Error(`ReplicaSet ${name}: no status met the condition within ${timeoutMs} ms; saw ${JSON.stringify(statuses)}`);
-  }
-  return statuses;
+  const statusOf = (rs: ReplicaSet): ReplicaSetStatus => rs.status ?? { replicas: 0 };
+  const versions = await replicaSetVersionsUntil(client, namespace, name, (rs) => done(statusOf(rs)), timeoutMs);
+  return versions.map(statusOf);
 }

@@ -116,33 +116,40 @@ export function statusMatches(rs: ReplicaSet, expected: Partial<NonNullable<Repl
 }
 
 /**
- * Resolves with the ReplicaSet the moment a watch shows its status matching `expected`, following
- * it from `from`'s resourceVersion (the benchmarks: a poll would add up to its interval to a figure).
+ * Every version of ReplicaSet `name` from now on, up to the first for which `done` holds. A watch
+ * shows them, so no status written in between is missed and no poll interval is added to a
+ * benchmark's figure; the API server ends watches now and then, and the next resumes where it stopped.
  */
-export async function watchForStatus(
+export async function replicaSetVersionsUntil(
   client: KubeClient,
-  from: ReplicaSet,
-  expected: Partial<NonNullable<ReplicaSet["status"]>>,
+  namespace: string,
+  name: string,
+  done: (rs: ReplicaSet) => boolean,
   timeoutMs: number,
-): Promise<ReplicaSet> {
-  const { namespace, name } = from.metadata ?? {};
+): Promise<ReplicaSet[]> {
   const replicaSets = client.dynamic.resource<ReplicaSet>(resources.replicaSets, namespace);
-  const deadline = AbortSignal.timeout(timeoutMs);
-  let last = from;
-  // The API server ends a watch now and then; the next one resumes where it stopped.
-  while (!statusMatches(last, expected) && !deadline.aborted) {
-    const events = await replicaSets.watch({ resourceVersion: last.metadata?.resourceVersion, fieldSelector: `metadata.name=${name}` }, deadline);
-    for await (const event of events) {
-      if (event.type === "ERROR") throw new Error(`watching ReplicaSet ${namespace}/${name}: ${event.object.message ?? event.object.reason}`);
-      if (event.type === "BOOKMARK") continue;
-      last = event.object;
-      if (statusMatches(last, expected)) break;
+  const fieldSelector = `metadata.name=${name}`;
+  const initial = await replicaSets.list({ fieldSelector });
+  const versions = [...initial.items];
+  let resourceVersion = initial.metadata?.resourceVersion ?? "";
+  const stop = AbortSignal.timeout(timeoutMs);
+  try {
+    while (!versions.some(done)) {
+      for await (const event of await replicaSets.watch({ resourceVersion, fieldSelector }, stop)) {
+        if (event.type === "ERROR") throw new Error(`watch of ReplicaSet ${namespace}/${name} failed: ${event.object.message}`);
+        resourceVersion = event.object.metadata?.resourceVersion ?? resourceVersion;
+        if (event.type !== "BOOKMARK") versions.push(event.object);
+        if (versions.some(done)) break;
+      }
     }
+  } catch (error) {
+    if (!stop.aborted) throw error;
   }
-  if (!statusMatches(last, expected)) {
-    throw new Error(`ReplicaSet ${namespace}/${name} status ${JSON.stringify(expected)} not reached in ${timeoutMs} ms; last status ${JSON.stringify(last.status)}`);
+  if (!versions.some(done)) {
+    const statuses = versions.map((rs) => rs.status);
+    throw new Error(`ReplicaSet ${namespace}/${name}: no status met the condition within ${timeoutMs} ms; saw ${JSON.stringify(statuses)}`);
   }
-  return last;
+  return versions;
 }
 
 /** Writes Pod status as a kubelet would: Running, and Ready since `readySince` (epoch ms) when given. */
