@@ -141,4 +141,26 @@ describe("Indexer", () => {
     expect(indexer.getByKey("ns/a")?.metadata?.labels).toBeUndefined();
     expect(indexer.indexKeys("bad", "ok")).toEqual(["ns/a"]);
   });
+
+  test("lastStoreSyncResourceVersion follows the last change applied: objects written, a list, a bookmark", () => {
+    const indexer = newIndexer();
+    expect(indexer.lastStoreSyncResourceVersion()).toBe("");
+    indexer.add(obj("ns/a", { resourceVersion: "11" }));
+    expect(indexer.lastStoreSyncResourceVersion()).toBe("11");
+    indexer.update(obj("ns/a", { resourceVersion: "12" }));
+    expect(indexer.lastStoreSyncResourceVersion()).toBe("12");
+    indexer.putByKey("ns/b", obj("ns/b", { resourceVersion: "13" }));
+    expect(indexer.lastStoreSyncResourceVersion()).toBe("13");
+    indexer.delete(obj("ns/a", { resourceVersion: "14" }));
+    expect(indexer.lastStoreSyncResourceVersion()).toBe("14");
+    // A tombstone's object is an old state: its resourceVersion says nothing about now.
+    indexer.delete(new DeletedFinalStateUnknown("ns/b", obj("ns/b", { resourceVersion: "13" })));
+    expect(indexer.lastStoreSyncResourceVersion()).toBe("14");
+    // A list is as of its own resourceVersion, whatever its objects carry.
+    indexer.replace([obj("ns/c", { resourceVersion: "15" })], "20");
+    expect(indexer.lastStoreSyncResourceVersion()).toBe("20");
+    indexer.bookmark("25");
+    expect(indexer.lastStoreSyncResourceVersion()).toBe("25");
+    expect(indexer.listKeys()).toEqual(["ns/c"]);
+  });
 });

@@ -16,6 +16,8 @@ export class Indexer<T extends KubeObject = KubeObject> implements Store<T> {
   private readonly indexers = new Map<string, IndexFunc<T>>();
   /** index name → indexed value → keys of the objects filed under it. */
   private readonly indices = new Map<string, Map<string, Set<string>>>();
+  /** The resourceVersion of the last change applied: a written object's, a list's, a bookmark's. */
+  private storeResourceVersion = "";
 
   constructor(indexers: Indexers<T> = {}) {
     this.addIndexers(indexers);
@@ -37,22 +39,42 @@ export class Indexer<T extends KubeObject = KubeObject> implements Store<T> {
     const old = this.items.get(key);
     this.reindex(key, old === undefined ? noValues : this.indexValues(old), newValues);
     this.items.set(key, obj);
+    this.advanceTo(obj);
   }
 
+  /** Removes the object; a tombstone carries no resourceVersion of its own, so only an observed deletion advances the store's. */
   delete(obj: T | DeletedFinalStateUnknown<T>): void {
-    const key = obj instanceof DeletedFinalStateUnknown ? obj.key : metaNamespaceKeyFunc(obj);
+    const tombstone = obj instanceof DeletedFinalStateUnknown;
+    const key = tombstone ? obj.key : metaNamespaceKeyFunc(obj);
     const old = this.items.get(key);
-    if (old === undefined) return;
-    this.reindex(key, this.indexValues(old), noValues);
-    this.items.delete(key);
+    if (old !== undefined) {
+      this.reindex(key, this.indexValues(old), noValues);
+      this.items.delete(key);
+    }
+    if (!tombstone) this.advanceTo(obj);
   }
 
-  /** Swaps the whole content for `items`; the resource version is not needed by a plain cache. */
-  replace(items: readonly T[], _resourceVersion: string): void {
+  /** Swaps the whole content for `items`, which are the collection as of `resourceVersion`. */
+  replace(items: readonly T[], resourceVersion: string): void {
     const keyed = items.map((obj) => [metaNamespaceKeyFunc(obj), obj] as const);
     this.items.clear();
     for (const index of this.indices.values()) index.clear();
     for (const [key, obj] of keyed) this.putByKey(key, obj);
+    this.storeResourceVersion = resourceVersion;
+  }
+
+  /** Records that the collection reached `resourceVersion` with no change to this store (a watch bookmark). */
+  bookmark(resourceVersion: string): void {
+    this.storeResourceVersion = resourceVersion;
+  }
+
+  /**
+   * The resourceVersion of the last change applied to the store (client-go's
+   * LastStoreSyncResourceVersion with AtomicFIFO): what a reader of this store has seen
+   * at least, e.g. to tell whether its own write has come back through the watch yet.
+   */
+  lastStoreSyncResourceVersion(): string {
+    return this.storeResourceVersion;
   }
 
   get(obj: T): T | undefined {
@@ -131,6 +153,11 @@ export class Indexer<T extends KubeObject = KubeObject> implements Store<T> {
       moveKey(index, key, oldValues[i] ?? [], newValues[i] ?? []);
       i++;
     }
+  }
+
+  private advanceTo(obj: T): void {
+    const resourceVersion = obj.metadata?.resourceVersion;
+    if (resourceVersion) this.storeResourceVersion = resourceVersion;
   }
 
   private objectsOf(keys: Iterable<string>): T[] {

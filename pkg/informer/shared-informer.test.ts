@@ -59,6 +59,21 @@ describe("SharedIndexInformer", () => {
     await stop();
   });
 
+  test("the indexer tells the resourceVersion of the last change it applied", async () => {
+    const { lw, informer, run, stop } = setup();
+    expect(informer.getIndexer().lastStoreSyncResourceVersion()).toBe("");
+    run();
+    await eventually(() => informer.hasSynced(), "synced");
+    expect(informer.getIndexer().lastStoreSyncResourceVersion()).toBe(lw.currentResourceVersion);
+    const created = lw.create(obj("ns/c"));
+    await eventually(() => informer.getIndexer().getByKey("ns/c") !== undefined, "c cached");
+    expect(informer.getIndexer().lastStoreSyncResourceVersion()).toBe(created.metadata?.resourceVersion ?? "?");
+    lw.delete("ns/a");
+    await eventually(() => informer.getIndexer().getByKey("ns/a") === undefined, "a gone");
+    expect(informer.getIndexer().lastStoreSyncResourceVersion()).toBe(lw.currentResourceVersion);
+    await stop();
+  });
+
   test("each handler resyncs on its own period, seeing identical objects", async () => {
     const { clock, informer, run, stop } = setup([obj("ns/a")], { defaultResyncMs: 3000 });
     const fast = recorder();

@@ -19,4 +19,6 @@ export interface Store<T extends KubeObject> extends ReflectorStore<T> {
   getByKey(key: string): T | undefined;
   list(): T[];
   listKeys(): string[];
+  /** The resourceVersion of the last change applied to the store; "" before the first. */
+  lastStoreSyncResourceVersion(): string;
 }
