@@ -56,6 +56,26 @@ describe("SharedInformerFactory", () => {
     ]);
   });
 
+  test("typed, dynamic and metadata-only informers all fill their caches with a streaming list", async () => {
+    const collections = new Map<string, FakeListerWatcher>();
+    const { clock, factory } = setup((gvr) => {
+      const lw = new FakeListerWatcher([obj("ns/a")]);
+      collections.set(gvr.resource, lw);
+      return lw;
+    });
+    factory.pods();
+    factory.forResource(widgets);
+    factory.forMetadata(resources.replicaSets);
+    const stop = new AbortController();
+    factory.start(stop.signal);
+    expect((await waitForSync(clock, factory)).synced).toBe(true);
+    for (const [resource, lw] of collections) {
+      expect({ resource, lists: lw.listCalls.length, first: lw.watchCalls[0]?.sendInitialEvents }).toEqual({ resource, lists: 0, first: true });
+    }
+    expect([...collections.keys()].sort()).toEqual(["pods", "replicasets", "widgets"]);
+    await factory.shutdown();
+  });
+
   test("the factory's namespace and tweakListOptions apply to every informer", () => {
     const requests: ListerWatcherRequest[] = [];
     const factory = new SharedInformerFactory({

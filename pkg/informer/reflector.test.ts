@@ -18,13 +18,17 @@ const tooLarge = () =>
   );
 const internalError = () => new ApiError(500, "InternalError", "etcd hiccup", "GET", "/fake");
 
-function start(options: { objects?: number; reflector?: ReflectorOptions; watchList?: "supported" | "rejected" | "ignored" } = {}) {
+function start(
+  options: { objects?: number; reflector?: ReflectorOptions; watchList?: "supported" | "rejected" | "ignored"; firstWatchFails?: Error } = {},
+) {
   const clock = new FakeClock();
   const lw = new FakeListerWatcher(Array.from({ length: options.objects ?? 3 }, (_, i) => obj(`ns/pod-${i}`)));
   if (options.watchList) lw.watchListSupport = options.watchList;
+  if (options.firstWatchFails) lw.failNextWatch(options.firstWatchFails);
   const store = new Indexer();
   const errors: unknown[] = [];
-  const reflector = new Reflector(lw, store, { clock, random: () => 0, onError: (err) => errors.push(err), ...options.reflector });
+  // Most tests here are about LIST and WATCH; the streaming-list tests turn streaming (the default) back on.
+  const reflector = new Reflector(lw, store, { clock, random: () => 0, onError: (err) => errors.push(err), useWatchList: false, ...options.reflector });
   const controller = new AbortController();
   const running = reflector.run(controller.signal);
   const stop = async () => {
@@ -160,7 +164,7 @@ describe("Reflector", () => {
     const lw = new FakeListerWatcher(Array.from({ length: 5 }, (_, i) => obj(`ns/pod-${i}`)));
     lw.watchCache = false;
     const store = new Indexer();
-    const reflector = new Reflector(lw, store, { clock, random: () => 0, pageSize: 2 });
+    const reflector = new Reflector(lw, store, { clock, random: () => 0, pageSize: 2, useWatchList: false });
     const controller = new AbortController();
     const running = reflector.run(controller.signal);
     await eventually(() => lw.openWatches === 1, "watch");
@@ -301,7 +305,7 @@ describe("Reflector", () => {
     lw.failNextList(new TransportError("refused", "https://fake", "ECONNREFUSED"));
     const store = new Indexer();
     const controller = new AbortController();
-    const running = new Reflector(lw, store, { clock, random: () => 0 }).run(controller.signal);
+    const running = new Reflector(lw, store, { clock, random: () => 0, useWatchList: false }).run(controller.signal);
     await eventually(() => lw.listCalls.length === 1, "first list");
     await settle();
     expect(lw.listCalls).toHaveLength(1);
@@ -358,7 +362,7 @@ describe("Reflector", () => {
       },
     };
     const controller = new AbortController();
-    const running = new Reflector(deaf, new Indexer(), { clock, watchIdleTimeoutMs: 1000 }).run(controller.signal);
+    const running = new Reflector(deaf, new Indexer(), { clock, watchIdleTimeoutMs: 1000, useWatchList: false }).run(controller.signal);
     await eventually(() => watches === 1, "watch");
     await clock.advance(1000);
     await eventually(() => watches === 2, "re-watch");
@@ -366,35 +370,72 @@ describe("Reflector", () => {
     await running;
   });
 
-  test("streaming list: fills the store at the initial-events-end bookmark and keeps watching the same stream", async () => {
-    const { lw, store, reflector, stop } = start({ reflector: { useWatchList: true } });
+  test("by default a list is streamed: a watch with sendInitialEvents from no resourceVersion, stored at the initial-events-end bookmark, then watched on", async () => {
+    const clock = new FakeClock();
+    const lw = new FakeListerWatcher([obj("ns/pod-0"), obj("ns/pod-1")]);
+    const store = new Indexer();
+    const reflector = new Reflector(lw, store, { clock, random: () => 0 });
+    const controller = new AbortController();
+    const running = reflector.run(controller.signal);
     await eventually(() => reflector.hasSynced(), "synced");
     expect(lw.listCalls).toEqual([]);
-    expect(lw.watchCalls[0]).toEqual({ sendInitialEvents: true, resourceVersionMatch: "NotOlderThan", allowWatchBookmarks: true, timeoutSeconds: 300 });
-    expect(keys(store)).toEqual(["ns/pod-0", "ns/pod-1", "ns/pod-2"]);
+    expect(lw.watchCalls).toEqual([{ sendInitialEvents: true, resourceVersionMatch: "NotOlderThan", allowWatchBookmarks: true, timeoutSeconds: 300 }]);
+    expect(keys(store)).toEqual(["ns/pod-0", "ns/pod-1"]);
+    expect(reflector.lastSyncResourceVersion).toBe(lw.currentResourceVersion);
+    expect(store.lastStoreSyncResourceVersion()).toBe(lw.currentResourceVersion);
     lw.create(obj("ns/later"));
     await eventually(() => store.getByKey("ns/later") !== undefined, "event on the same stream");
     expect(lw.watchCalls).toHaveLength(1);
-    expect(reflector.usingWatchList).toBe(true);
-    await stop();
+    expect(reflector.counters).toMatchObject({ lists: 1, watches: 1, errors: 0 });
+    controller.abort();
+    await running;
   });
 
-  test("streaming list rejected by the server: falls back to LIST for good", async () => {
-    const { clock, lw, store, reflector, stop } = start({ reflector: { useWatchList: true }, watchList: "rejected" });
+  test("a server that refuses streaming lists gets a LIST for that list, and the next list is tried as a stream again", async () => {
+    const { clock, lw, store, reflector, errors, stop } = start({ reflector: { useWatchList: true }, watchList: "rejected" });
     await eventually(() => reflector.hasSynced() && lw.openWatches === 1, "synced by LIST");
     expect(lw.listCalls).toEqual([{ resourceVersion: "0", limit: 500 }]);
     expect(keys(store)).toHaveLength(3);
-    expect(reflector.usingWatchList).toBe(false);
+    const synced = reflector.lastSyncResourceVersion;
     await clock.advance(5_000);
     lw.endStreams();
     lw.deleteSilently("ns/pod-0");
     lw.compact();
-    await eventually(() => lw.listCalls.length === 2, "relist");
-    expect(lw.watchCalls.filter((w) => w.sendInitialEvents)).toHaveLength(1);
+    await eventually(() => lw.listCalls.length === 2 && lw.openWatches === 1, "relist");
+    expect(lw.watchCalls.map((w) => (w.sendInitialEvents ? `stream from ${w.resourceVersion}` : `watch from ${w.resourceVersion}`))).toEqual([
+      "stream from undefined",
+      `watch from ${synced}`,
+      `watch from ${synced}`,
+      `stream from ${synced}`,
+      `watch from ${lw.currentResourceVersion}`,
+    ]);
+    expect(keys(store)).toEqual(["ns/pod-1", "ns/pod-2"]);
+    // Neither refusal is a failure: the list went on by LIST at once.
+    expect(errors).toEqual([]);
     await stop();
   });
 
-  test("streaming list without the initial-events-end bookmark: falls back to LIST after the timeout", async () => {
+  test("other errors on a streaming list: 500 or 403 go to LIST at once, 429 backs off and streams again", async () => {
+    for (const failure of [internalError(), new ApiError(403, "Forbidden", "watch is forbidden", "GET", "/fake")]) {
+      const { lw, reflector, errors, stop } = start({ reflector: { useWatchList: true }, firstWatchFails: failure });
+      await eventually(() => reflector.hasSynced() && lw.openWatches === 1, `synced by LIST after ${failure.code}`);
+      expect(lw.listCalls).toHaveLength(1);
+      expect(errors).toEqual([]);
+      await stop();
+    }
+    const { clock, lw, reflector, errors, stop } = start({
+      reflector: { useWatchList: true },
+      firstWatchFails: new ApiError(429, "TooManyRequests", "slow down", "GET", "/fake"),
+    });
+    await eventually(() => errors.length === 1, "429 reported");
+    await clock.advance(800);
+    await eventually(() => reflector.hasSynced(), "synced by a second stream");
+    expect(lw.listCalls).toEqual([]);
+    expect(lw.watchCalls.map((w) => w.sendInitialEvents)).toEqual([true, true]);
+    await stop();
+  });
+
+  test("streaming list without the initial-events-end bookmark: that list is done by LIST after the timeout", async () => {
     const { clock, lw, store, reflector, stop } = start({ reflector: { useWatchList: true, watchListTimeoutMs: 10_000 }, watchList: "ignored" });
     await eventually(() => lw.watchCalls.length === 1, "streaming watch");
     await settle();
@@ -402,7 +443,6 @@ describe("Reflector", () => {
     await clock.advance(10_000);
     await eventually(() => reflector.hasSynced(), "synced by LIST");
     expect(lw.listCalls).toEqual([{ resourceVersion: "0", limit: 500 }]);
-    expect(reflector.usingWatchList).toBe(false);
     await stop();
   });
 

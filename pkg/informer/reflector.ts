@@ -1,8 +1,9 @@
-// The reflector mirrors one collection of the API server into a store: LIST once, then WATCH
-// from the list's resourceVersion, re-watching whenever a watch ends, and listing again when
-// the watch can't go on from where it is (410, or a failure that retrying the same watch won't
-// cure). client-go's tools/cache/reflector.go, including which resourceVersion and page size
-// each list uses.
+// The reflector mirrors one collection of the API server into a store: a full list once, then
+// WATCH from the list's resourceVersion, re-watching whenever a watch ends, and listing again
+// when the watch can't go on from where it is (410, or a failure that retrying the same watch
+// won't cure). A full list is a streaming list (a watch that starts with the current objects)
+// unless the server refuses one, then a LIST. client-go's tools/cache/reflector.go, including
+// which resourceVersion and page size each list uses.
 import { type Clock, realClock } from "../clock/clock.ts";
 import { ExponentialBackoff } from "../flowcontrol/backoff.ts";
 import { ApiError, isResourceExpired, isTooManyRequests } from "../kube/errors.ts";
@@ -38,9 +39,13 @@ export interface ReflectorOptions {
   pageSize?: number;
   /** A watch that delivers nothing, not even a bookmark, for this long is abandoned and reopened. Default 330 s. */
   watchIdleTimeoutMs?: number;
-  /** Fill the store with a streaming list (watch with sendInitialEvents) instead of LIST; falls back to LIST for good if the server can't. */
+  /**
+   * Fill the store with a streaming list (a watch with sendInitialEvents) rather than LIST, as
+   * client-go does by default since 1.35 (WatchListClient). A server that refuses one gets a
+   * LIST instead, and the next list tries streaming again. Default true.
+   */
   useWatchList?: boolean;
-  /** How long a streaming list may take to deliver its initial events before falling back. Default 60 s. */
+  /** How long a streaming list may take to deliver its initial events before that list is done by LIST instead. Default 60 s. */
   watchListTimeoutMs?: number;
   /** Waits between failed attempts. Default: 800 ms doubling to 30 s, jitter 1.0, reset after 2 min. */
   backoff?: ExponentialBackoff;
@@ -49,7 +54,7 @@ export interface ReflectorOptions {
 }
 
 export interface ReflectorCounters {
-  /** LIST operations (each may take several pages). */
+  /** Full lists: streaming lists and LIST operations (each may take several pages). */
   lists: number;
   /** WATCH requests, streaming lists included. */
   watches: number;
@@ -77,7 +82,9 @@ export class Reflector<T extends KubeObject = KubeObject> {
   private readonly backoff: ExponentialBackoff;
   private readonly onError: ((err: unknown) => void) | undefined;
   private readonly stats: ReflectorCounters = { lists: 0, watches: 0, relists: 0, errors: 0, idleWatchAborts: 0 };
-  private watchList: boolean;
+  private readonly watchList: boolean;
+  /** The streaming list of this attempt was refused: the pending list is a LIST. */
+  private listInstead = false;
   private lastFailure: unknown;
   private resourceVersion = "";
   private synced = false;
@@ -106,7 +113,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
     this.watchListTimeoutMs = options.watchListTimeoutMs ?? 60_000;
     this.backoff = options.backoff ?? new ExponentialBackoff({ clock: this.clock, random: this.random });
     this.onError = options.onError;
-    this.watchList = options.useWatchList ?? false;
+    this.watchList = options.useWatchList ?? true;
   }
 
   /** The resourceVersion of the last list, event or bookmark applied. */
@@ -124,11 +131,6 @@ export class Reflector<T extends KubeObject = KubeObject> {
     return this.lastFailure;
   }
 
-  /** False once a streaming list failed and the reflector fell back to LIST. */
-  get usingWatchList(): boolean {
-    return this.watchList;
-  }
-
   get counters(): Readonly<ReflectorCounters> {
     return { ...this.stats };
   }
@@ -139,7 +141,10 @@ export class Reflector<T extends KubeObject = KubeObject> {
     while (!signal.aborted) {
       let stage: FailureStage = "list";
       try {
-        if (this.listNeeded && !this.watchList) await this.list(signal);
+        // A refused streaming list is replaced by one LIST, not given up on: client-go streams again at the next list.
+        const listNow = this.listNeeded && (!this.watchList || this.listInstead);
+        this.listInstead = false;
+        if (listNow) await this.list(signal);
         stage = "open";
         // With a streaming list pending, this watch is the list.
         await this.watch(signal, this.listNeeded, () => (stage = "stream"));
@@ -215,6 +220,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
     let events = 0;
     try {
       this.stats.watches++;
+      if (streaming) this.stats.lists++;
       const stream = await this.listerWatcher.watch(this.watchOptions(streaming), connection.signal);
       opened();
       for await (const event of untilAborted(stream, connection.signal)) {
@@ -234,7 +240,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
       }
     } catch (err) {
       if (abandoned) throw abandoned;
-      if (initial && isWatchListRejection(err)) throw new WatchListUnsupportedError(`${this.name}: streaming list rejected`, { cause: err });
+      if (initial && refusesStreamingList(err)) throw new WatchListUnsupportedError(`${this.name}: streaming list refused`, { cause: err });
       throw err;
     } finally {
       idleTimer.cancel();
@@ -313,8 +319,8 @@ export class Reflector<T extends KubeObject = KubeObject> {
    */
   private async recover(err: unknown, stage: FailureStage, signal: AbortSignal): Promise<void> {
     if (err instanceof WatchListUnsupportedError) {
-      this.logger.warn({ err }, "streaming list unavailable; falling back to LIST");
-      this.watchList = false;
+      this.logger.info({ err }, "streaming list unavailable; listing with LIST this time");
+      this.listInstead = true;
       return;
     }
     const streamingList = stage !== "list" && this.listNeeded;
@@ -372,7 +378,11 @@ function listOptions(resourceVersion: string, pageSize: number): ListOptions {
   return { ...(resourceVersion ? { resourceVersion } : {}), ...(pageSize > 0 ? { limit: pageSize } : {}) };
 }
 
-/** Errors that say the server won't do streaming lists (feature gate off, old server, forbidden), as opposed to transient trouble. */
-function isWatchListRejection(err: unknown): boolean {
-  return err instanceof ApiError && err.code >= 400 && err.code < 500 && !isResourceExpired(err) && !isTooManyRequests(err);
+/**
+ * Answers after which client-go does this list by LIST: any API error (the WatchList gate off,
+ * forbidden, a server error) but those a streaming list recovers from by itself — 410 and Too
+ * large resource version (stream a consistent read), 429 (back off, stream again).
+ */
+function refusesStreamingList(err: unknown): boolean {
+  return err instanceof ApiError && !isResourceExpired(err) && !isTooLargeResourceVersion(err) && !isTooManyRequests(err);
 }

@@ -256,7 +256,7 @@ describe("SharedIndexInformer", () => {
     informer.setWatchErrorHandler((err) => errors.push(err));
     informer.addIndexers({ byName: (o) => [o.metadata?.name ?? ""] });
     run();
-    await eventually(() => lw.openWatches === 1, "watching");
+    await eventually(() => informer.hasSynced() && lw.openWatches === 1, "synced and watching");
     expect(() => informer.addIndexers({ other: () => [] })).toThrow("already started");
     expect(() => informer.setWatchErrorHandler(() => {})).toThrow("already started");
     await expect(informer.run(new AbortController().signal)).rejects.toThrow("already started");

@@ -84,7 +84,7 @@ describe("StatusBoard", () => {
     const clock = new FakeClock();
     const pods = new FakeListerWatcher([obj("ns/a"), obj("ns/b")]);
     const configMaps = new FakeListerWatcher();
-    configMaps.failNextList(new Error("connection refused"));
+    configMaps.failNextWatch(new Error("connection refused"));
     const informers = new SharedInformerFactory({
       listerWatcherFor: (gvr) => (gvr.resource === "pods" ? pods : configMaps),
       defaultResyncMs: 0,
@@ -99,7 +99,7 @@ describe("StatusBoard", () => {
     await eventually(() => informers.list().every((i) => i.hasSynced() || i.counters.errors === 1), "one synced, one failed");
 
     expect((await board.snapshot()).informers).toEqual([
-      { name: "configmaps.v1", synced: false, objects: 0, resourceVersion: "", lists: 1, relists: 0, watches: 0, errors: 1, handlerErrors: 0, lastError: "connection refused" },
+      { name: "configmaps.v1", synced: false, objects: 0, resourceVersion: "", lists: 1, relists: 0, watches: 1, errors: 1, handlerErrors: 0, lastError: "connection refused" },
       {
         name: "pods.v1",
         synced: true,
