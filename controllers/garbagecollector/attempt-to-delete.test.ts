@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import pino from "pino";
 import { TerminalError } from "../../pkg/controller/reconciler.ts";
+import { ApiError } from "../../pkg/kube/errors.ts";
 import type { ObjectMeta, OwnerReference } from "../../pkg/kube/objects.ts";
 import { FakeObjectApi } from "../../test/garbagecollector/fake-object-api.ts";
 import { AbsentOwnerCache } from "./absent-owner-cache.ts";
@@ -279,13 +280,63 @@ describe("AttemptToDelete", () => {
     expect(api.calls).toEqual(["remove-finalizer ConfigMap ns/owner foregroundDeletion"]);
   });
 
-  test("a conflicting delete is sent again at the live resourceVersion when the ownerReferences did not change", async () => {
+  test("a conflicting delete is sent again with the UID precondition alone when the ownerReferences did not change, so unrelated updates cannot starve it (kube-controller-manager 1.34+)", async () => {
     const { api, create, reconcile } = setup();
     const child = create("ns", "child", { ownerReferences: [ref("owner")] });
+    // The informer has not seen an unrelated update yet.
+    api.staleCache.set("ConfigMap ns/child", api.cached(identity(child)) ?? {});
     api.put("v1", "ConfigMap", { ...api.stored(identity(child)), labels: { unrelated: "change" } });
-    api.conflictingDeletes = 1;
+    const get = api.get.bind(api);
+    api.get = async (target) => {
+      const found = await get(target);
+      // Another unrelated update lands right after the read: a retry at the version read would conflict again.
+      if (target.name === "child") api.put("v1", "ConfigMap", { ...api.stored(identity(child)), labels: { unrelated: "again" } });
+      return found;
+    };
     await reconcile(child);
-    expect(api.calls).toEqual(["get ConfigMap ns/owner", "delete ConfigMap ns/child Background rv=102", "get ConfigMap ns/child", "delete ConfigMap ns/child Background rv=102"]);
+    expect(api.calls).toEqual(["get ConfigMap ns/owner", "delete ConfigMap ns/child Background rv=101", "get ConfigMap ns/child", "delete ConfigMap ns/child Background"]);
+    expect(api.stored(identity(child))).toBeUndefined();
+  });
+
+  test("a DELETE answered 404 drops the object from the graph at once, queueing its dependents, without waiting for its informer (kube-controller-manager 1.36+)", async () => {
+    const { api, graph, create, reconcile, queue, deletes } = setup();
+    const child = create("ns", "child", { ownerReferences: [ref("owner")] });
+    const grandchild = create("ns", "grandchild", { ownerReferences: [ref("child")] });
+    // Deleted by someone else; the informer still has the old copy.
+    const before = api.cached(identity(child));
+    await api.delete(identity(child), "Background");
+    api.staleCache.set("ConfigMap ns/child", before ?? {});
+    queue.added.length = 0;
+    await reconcile(child);
+    expect(deletes()).toEqual(["delete ConfigMap ns/child Background", "delete ConfigMap ns/child Background rv=101"]);
+    expect(graph.get("uid-child")).toBeUndefined();
+    expect(queue.added).toEqual([grandchild]);
+  });
+
+  test("a conflicting delete of an object gone by the time it is read again drops it from the graph", async () => {
+    const { api, graph, create, reconcile } = setup();
+    const child = create("ns", "child", { ownerReferences: [ref("owner")] });
+    const realDelete = api.delete.bind(api);
+    api.delete = async (target) => {
+      await realDelete(target, "Background");
+      throw new ApiError(409, "Conflict", "precondition failed", "DELETE", target.name);
+    };
+    await reconcile(child);
+    expect(api.calls.slice(-1)).toEqual(["get ConfigMap ns/child"]);
+    expect(graph.get("uid-child")).toBeUndefined();
+  });
+
+  test("a virtual node whose DELETE is answered 404 is dropped and not retried", async () => {
+    const { api, graph, create, reconcile } = setup();
+    api.put("v1", "ConfigMap", { namespace: "ns", name: "owner", uid: "uid-owner", ownerReferences: [ref("gone")] });
+    create("ns", "child", { ownerReferences: [ref("owner")] });
+    const realDelete = api.delete.bind(api);
+    api.delete = async (target, policy, resourceVersion) => {
+      await realDelete(target, "Background");
+      return realDelete(target, policy, resourceVersion);
+    };
+    await reconcile(graph.get("uid-owner") as GraphNode);
+    expect(graph.get("uid-owner")).toBeUndefined();
   });
 
   test("a stale cached copy makes the delete conflict; the worker retries instead of deleting what changed", async () => {

@@ -9,8 +9,10 @@
 // before references are removed on its strength it is read live, as upstream reads every owner.
 // Any solid reference keeps the object, minus its dangling and waiting references; otherwise it
 // is deleted, with UID and resourceVersion preconditions on the state decided on, under the
-// policy its own finalizers ask for. A cluster-scoped object naming a namespaced owner is left
-// alone and not retried, as upstream leaves it.
+// policy its own finalizers ask for. A DELETE answered 404 means the object is gone: the graph
+// drops it at once (kube-controller-manager 1.36+), rather than waiting for its informer. A
+// cluster-scoped object naming a namespaced owner is left alone and not retried, as upstream
+// leaves it.
 import { type Reconciler, type ReconcileResult, TerminalError } from "../../pkg/controller/reconciler.ts";
 import { isConflict, isNotFound } from "../../pkg/kube/errors.ts";
 import type { ObjectMeta, OwnerReference } from "../../pkg/kube/objects.ts";
@@ -67,7 +69,7 @@ export interface AttemptToDeleteOptions {
   api: ObjectApi;
   graph: DependencyGraph;
   absentOwners: AbsentOwnerCache;
-  /** Where a worker reports an owner it proved absent (the graph builder). */
+  /** Where a worker reports an object it found gone, owner or dependent (the graph builder). */
   observeVirtualDeletion(identity: ObjectIdentity): void;
   /** Queues a node for this worker again. */
   enqueue(node: GraphNode): void;
@@ -121,7 +123,8 @@ export class AttemptToDelete implements Reconciler<GraphNode> {
         decision = decide(meta, node.dependents, references);
       }
       this.logger.debug({ item: describeIdentity(identity), references, decision }, "garbage collector decision");
-      await this.carryOut(node, identity, meta, decision, references);
+      // Gone: the graph has been told, and a virtual node it keeps under other coordinates is queued by it.
+      if ((await this.carryOut(node, identity, meta, decision, references)) === "gone") return;
     }
     if (wasVirtual && node.virtual) throw new NotObservedYetError(`${describeIdentity(identity)} exists but no informer has reported it yet`);
   }
@@ -182,7 +185,7 @@ export class AttemptToDelete implements Reconciler<GraphNode> {
     meta: ObjectMeta,
     decision: Decision,
     references: readonly ClassifiedReference[],
-  ): Promise<void> {
+  ): Promise<"gone" | undefined> {
     const { api } = this.options;
     const owners = references.map(({ ref, verdict, reason }) => ({ verdict, owner: `${ref.apiVersion}/${ref.kind} ${ref.name} (${ref.uid}): ${reason}` }));
     switch (decision.action) {
@@ -199,7 +202,8 @@ export class AttemptToDelete implements Reconciler<GraphNode> {
       case "delete": {
         const decidedOn = decision.unblockFirst ? await this.unblock(identity, meta) : meta;
         if (!decidedOn) return;
-        if (!(await this.deleteAsDecided(identity, decidedOn, decision.policy))) return;
+        const outcome = await this.deleteAsDecided(identity, decidedOn, decision.policy);
+        if (outcome !== "deleted") return outcome === "gone" ? "gone" : undefined;
         this.deleted.add(node);
         const waiting = owners.some((o) => o.verdict === "waiting");
         const absent = owners.some((o) => o.verdict === "dangling");
@@ -232,29 +236,41 @@ export class AttemptToDelete implements Reconciler<GraphNode> {
   }
 
   /**
-   * Deletes only the state the decision was made on (UID and resourceVersion preconditions).
-   * After a conflict it looks again: gone or being deleted meanwhile, there is nothing to do;
-   * the same ownerReferences still hold, so it deletes that newer state; otherwise it throws, to
-   * decide again. True when its DELETE was accepted.
+   * Deletes only the state the decision was made on (UID and resourceVersion preconditions), as
+   * kube-controller-manager does since 1.34. After a conflict it reads the object again: with the
+   * same ownerReferences at another resourceVersion it deletes again with the UID precondition
+   * alone (so updates unrelated to ownership cannot starve it, upstream's rule); with other
+   * references it throws, to decide again. Unlike upstream it sends nothing more to an object
+   * being deleted meanwhile: a second DELETE would rewrite the finalizers its deleter chose (an
+   * orphan finalizer dropped by a background policy). An object found gone, on the DELETE or on
+   * the read, is reported to the graph.
    */
-  private async deleteAsDecided(identity: ObjectIdentity, meta: ObjectMeta, policy: PropagationPolicy): Promise<boolean> {
+  private async deleteAsDecided(identity: ObjectIdentity, meta: ObjectMeta, policy: PropagationPolicy): Promise<"deleted" | "gone" | "left"> {
     const { api } = this.options;
+    let conflict: unknown;
     try {
       await api.delete(identity, policy, meta.resourceVersion);
-      return true;
+      return "deleted";
     } catch (err) {
-      if (isNotFound(err)) return false;
-      if (!isConflict(err)) throw err;
-      const live = (await api.get(identity))?.metadata;
-      if (live?.uid !== identity.uid || isBeingDeleted(live)) return false;
-      if (!sameReferences(live.ownerReferences ?? [], meta.ownerReferences ?? [])) throw err;
-      try {
-        await api.delete(identity, policy, live.resourceVersion);
-        return true;
-      } catch (retryErr) {
-        if (isNotFound(retryErr)) return false;
-        throw retryErr;
-      }
+      if (isNotFound(err)) return this.gone(identity);
+      if (!isConflict(err) || !meta.resourceVersion) throw err;
+      conflict = err;
     }
+    const live = (await api.get(identity))?.metadata;
+    if (live?.uid !== identity.uid) return this.gone(identity);
+    if (isBeingDeleted(live)) return "left";
+    if (live.resourceVersion === meta.resourceVersion || !sameReferences(live.ownerReferences ?? [], meta.ownerReferences ?? [])) throw conflict;
+    try {
+      await api.delete(identity, policy);
+      return "deleted";
+    } catch (err) {
+      if (isNotFound(err)) return this.gone(identity);
+      throw err;
+    }
+  }
+
+  private gone(identity: ObjectIdentity): "gone" {
+    this.options.observeVirtualDeletion(identity);
+    return "gone";
   }
 }

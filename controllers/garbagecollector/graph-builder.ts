@@ -99,8 +99,9 @@ export class GraphBuilder {
   }
 
   /**
-   * A worker's GET found no object with `identity` (404, or another UID under that name): drop the
-   * node unless some dependents name the UID by other coordinates, which then get their turn.
+   * A worker found no object with `identity` (a GET or DELETE answered 404, or another UID has
+   * that name): drop the node unless some dependents name the UID by other coordinates, which
+   * then get their turn.
    * Either way the identity goes into the absent-owner cache when dependents name it, so they
    * are decided without asking the API server again.
    */
