@@ -1,4 +1,4 @@
-// Builds bench/client-go-peer (client-go v0.33.13, the version kube-controller-manager v1.33.13
+// Builds bench/client-go-peer (client-go v0.37.2, the version kube-controller-manager v1.37.2
 // is built from) into .cache/bin/ once per source version, and runs it. Its modes are described
 // in bench/client-go-peer/main.go; each prints one JSON line.
 import { createHash } from "node:crypto";

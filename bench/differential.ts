@@ -1,4 +1,4 @@
-// Differential tests against kube-controller-manager v1.33: seeded random cases (owner graphs for
+// Differential tests against kube-controller-manager v1.37: seeded random cases (owner graphs for
 // the garbage collector; scaling, relabelling, orphaning and adoption for ReplicaSets) applied to
 // two identical control planes, one run by kube-controller-manager and one by kube-loom; after
 // both quiesce their outcomes must be identical. Asserts outcomes, not times. A disagreement is

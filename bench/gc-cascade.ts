@@ -1,5 +1,5 @@
 // Garbage collector against upstream: kube-loom's garbagecollector and kube-controller-manager
-// v1.33's garbage-collector-controller, one after the other on the same real API server, same
+// v1.37's garbage-collector-controller, one after the other on the same real API server, same
 // client settings (--kube-api-qps 20, so 40 for the collector in both; burst 30). Per round and
 // collector, in a cluster of N ConfigMaps (5,000 owners with 9 dependents each by default):
 //   - start-up until all resource monitors synced, and RSS then;

@@ -1,5 +1,5 @@
 // Leader failover: how long a standby takes to lead after the leader is killed (kill -9) or
-// shut down (SIGTERM), for kube-loom and for upstream kube-controller-manager v1.33 (the peer),
+// shut down (SIGTERM), for kube-loom and for upstream kube-controller-manager v1.37 (the peer),
 // both with the default 15s / 10s / 2s lease timings, on the same API server.
 //   bun bench/leader-failover.ts [tries, default 10]
 import { join } from "node:path";

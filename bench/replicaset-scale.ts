@@ -1,5 +1,5 @@
 // ReplicaSet scaling against upstream: kube-loom's replicaset controller and kube-controller-manager
-// v1.33's replicaset-controller, one after the other on the same real API server, at the default
+// v1.37's replicaset-controller, one after the other on the same real API server, at the default
 // client limits (--kube-api-qps 20, --kube-api-burst 30) and at 500/1000. Per run: a ReplicaSet at
 // 0 replicas is scaled to N with kubectl; measured is the time until a watch on the ReplicaSet shows
 // status.replicas at N (all Pods created and seen), the most live Pods at any moment (must not

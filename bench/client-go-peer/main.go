@@ -1,4 +1,4 @@
-// client-go-peer is the Go side of kube-loom's benchmarks: what client-go v0.33 (the library
+// client-go-peer is the Go side of kube-loom's benchmarks: what client-go v0.37 (the library
 // kube-controller-manager is built from) does with the same API server, and the plain-client
 // limits the controllers are measured against. Every mode prints one JSON line on stdout.
 //

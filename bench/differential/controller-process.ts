@@ -1,4 +1,4 @@
-// The controller managers compared: kube-controller-manager v1.33 and kube-loom's compiled
+// The controller managers compared: kube-controller-manager v1.37 and kube-loom's compiled
 // binary, each started against one control plane with the same --controllers list and default
 // client limits, and asked for its work-queue activity over its metrics endpoint.
 import { join } from "node:path";

@@ -5,10 +5,35 @@ import { join, resolve } from "node:path";
 import { withBuildLock } from "./build-lock.ts";
 import { dyingWithThisProcess } from "./daemon-process.ts";
 
-/** The only place the control-plane versions are pinned (tools/*\/go.mod must agree). */
-export const KUBERNETES_VERSION = "v1.33.13";
-export const ETCD_VERSION = "v3.5.35";
-export const KWOK_VERSION = "v0.7.0";
+/**
+ * The Kubernetes releases kube-loom supports, newest first: the releases upstream still maintains.
+ * Each has its own Go module under tools/kubernetes/<version>/ (the only other place they appear).
+ */
+export const SUPPORTED_KUBERNETES_VERSIONS = ["v1.37.2", "v1.36.3", "v1.35.4"] as const;
+export type KubernetesVersion = (typeof SUPPORTED_KUBERNETES_VERSIONS)[number];
+
+/** etcd as Kubernetes v1.37 is tested with it; the older API servers speak the same etcd v3 API. */
+export const ETCD_VERSION = "v3.7.0";
+export const KWOK_VERSION = "v0.8.0";
+
+/**
+ * The release the tests, the local cluster and the benchmarks run: the newest, unless
+ * KUBE_VERSION names another supported one by minor (`1.35`) or in full (`v1.35.4`).
+ */
+export const KUBERNETES_VERSION: KubernetesVersion = selectKubernetesVersion(process.env.KUBE_VERSION);
+
+export function selectKubernetesVersion(requested: string | undefined): KubernetesVersion {
+  if (requested === undefined || requested === "") return SUPPORTED_KUBERNETES_VERSIONS[0];
+  const wanted = requested.startsWith("v") ? requested : `v${requested}`;
+  const match = SUPPORTED_KUBERNETES_VERSIONS.find((version) => version === wanted || version.startsWith(`${wanted}.`));
+  if (!match) {
+    throw new Error(`KUBE_VERSION=${requested} is not a supported Kubernetes release (expected one of ${SUPPORTED_KUBERNETES_VERSIONS.join(", ")}, or its minor such as 1.36)`);
+  }
+  return match;
+}
+
+/** The minor release as a number (37 for v1.37.2), for tests that follow what changed between releases. */
+export const KUBERNETES_MINOR = Number(KUBERNETES_VERSION.split(".")[1]);
 
 const repoRoot = resolve(import.meta.dir, "../..");
 export const binaryCacheDir = join(repoRoot, ".cache", "bin");
@@ -60,7 +85,7 @@ function kubernetesBinary(name: string, firstBuildTime: string): GoBinary {
   return {
     name,
     version: KUBERNETES_VERSION,
-    moduleDir: join(repoRoot, "tools", "k8s-bin"),
+    moduleDir: join(repoRoot, "tools", "kubernetes", KUBERNETES_VERSION),
     goPackage: `k8s.io/kubernetes/cmd/${name}`,
     ldflags: kubernetesLdflags(),
     firstBuildTime,
@@ -70,7 +95,7 @@ function kubernetesBinary(name: string, firstBuildTime: string): GoBinary {
 const etcdBinary: GoBinary = {
   name: "etcd",
   version: ETCD_VERSION,
-  moduleDir: join(repoRoot, "tools", "etcd-bin"),
+  moduleDir: join(repoRoot, "tools", "etcd"),
   goPackage: "go.etcd.io/etcd/server/v3",
   ldflags: "-s -w",
   firstBuildTime: "1 min",
@@ -79,7 +104,7 @@ const etcdBinary: GoBinary = {
 const kwokBinary: GoBinary = {
   name: "kwok",
   version: KWOK_VERSION,
-  moduleDir: join(repoRoot, "tools", "kwok-bin"),
+  moduleDir: join(repoRoot, "tools", "kwok"),
   goPackage: "sigs.k8s.io/kwok/cmd/kwok",
   // Stamped like kwok's release builds; the fake nodes report it as their kubelet version.
   ldflags: `-s -w -X sigs.k8s.io/kwok/pkg/consts.Version=${KWOK_VERSION}`,
@@ -123,7 +148,7 @@ function ensureBinary(binary: GoBinary): Promise<string> {
 }
 
 async function buildBinary(binary: GoBinary, target: string): Promise<string> {
-  if (!Bun.which("go")) throw new Error(`cannot build ${binary.name}: no 'go' on PATH (Go >= 1.24 needed, or put a prebuilt binary at ${target})`);
+  if (!Bun.which("go")) throw new Error(`cannot build ${binary.name}: no 'go' on PATH (Go >= 1.26 needed, or put a prebuilt binary at ${target})`);
   // go build writes the final name only when we rename, so an interrupted build leaves no half binary.
   const temporary = `${target}.partial-${process.pid}`;
   const label = `${binary.name} ${binary.version}`;

@@ -252,8 +252,11 @@ export class ControlPlane {
       `--etcd-servers=${this.etcdUrl}`,
       `--secure-port=${this.ports.apiserver}`,
       "--bind-address=127.0.0.1",
-      // Without it the apiserver advertises the default-route IP, which may not exist here.
+      // Without it the apiserver advertises the default-route IP, which may not exist here. Since
+      // v1.37 a loopback address is accepted only without the endpoint reconciler, which keeps the
+      // `kubernetes` Service's endpoints: nothing here reaches the API server through that Service.
       "--advertise-address=127.0.0.1",
+      "--endpoint-reconciler-type=none",
       `--tls-cert-file=${pki.apiserverServing.certFile}`,
       `--tls-private-key-file=${pki.apiserverServing.keyFile}`,
       `--client-ca-file=${pki.ca.certFile}`,

@@ -13,8 +13,12 @@ import { pollUntil } from "./poll-until.ts";
 /** The Node kwok plays; the only one, so every scheduled Pod lands there. */
 export const FAKE_NODE_NAME = "kwok-node-0";
 
-/** The controllers kube-loom brings, switched off in kube-controller-manager. */
-export const KUBE_CONTROLLER_MANAGER_CONTROLLERS = "*,-replicaset-controller,-garbage-collector-controller";
+/**
+ * The controllers kube-loom brings, switched off in kube-controller-manager; with them the
+ * storage-version migrator, which reads kube-controller-manager's garbage-collector graph and
+ * would otherwise start on an empty one.
+ */
+export const KUBE_CONTROLLER_MANAGER_CONTROLLERS = "*,-replicaset-controller,-garbage-collector-controller,-storage-version-migrator-controller";
 
 // kwok manages only Nodes carrying this annotation, so it never touches a Node it did not get.
 const KWOK_NODE_ANNOTATION = "kwok.x-k8s.io/node";

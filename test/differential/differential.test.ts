@@ -1,6 +1,6 @@
 // The differential tests' fixed CI set: three garbage-collector and three ReplicaSet cases (seeds
 // 118-120, which between them use every kind of edge and operation the generators make but the
-// release of held Pods) applied to kube-controller-manager v1.33 and kube-loom on two control
+// release of held Pods) applied to kube-controller-manager v1.37 and kube-loom on two control
 // planes; the outcomes must be the same. The full run: `bun bench/differential.ts --cases 100`
 // (bench/README.md).
 import { expect, test } from "bun:test";
