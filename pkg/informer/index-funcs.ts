@@ -1,6 +1,6 @@
 // Index functions every controller can use. An index function maps an object to the
 // values under which the indexer files it.
-import type { KubeObject } from "../kube/objects.ts";
+import type { KubeObject, OwnerReference } from "../kube/objects.ts";
 import { controllerRefOf } from "../kube/owner-references.ts";
 
 export const namespaceIndexName = "namespace";
@@ -23,4 +23,21 @@ export const controllerUidIndexName = "controllerUid";
 export function controllerUidIndex(obj: KubeObject): string[] {
   const ref = controllerRefOf(obj);
   return ref ? [ref.uid] : [];
+}
+
+export const controllerRefIndexName = "controllerRef";
+
+/**
+ * The value the controllerRef index files objects under (kube-controller-manager's
+ * PodControllerIndexKey): `namespace/Kind/Name/UID` of the controller reference, or the bare
+ * namespace for objects without a controller, so one lookup finds an owner's objects and
+ * another the orphans it might adopt.
+ */
+export function controllerRefIndexKey(namespace: string, ref: Pick<OwnerReference, "kind" | "name" | "uid"> | undefined): string {
+  return ref ? `${namespace}/${ref.kind}/${ref.name}/${ref.uid}` : namespace;
+}
+
+/** Files objects by their controller reference as a whole (kind, name and UID), orphans by namespace. */
+export function controllerRefIndex(obj: KubeObject): string[] {
+  return [controllerRefIndexKey(obj.metadata?.namespace ?? "", controllerRefOf(obj))];
 }
