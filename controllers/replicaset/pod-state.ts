@@ -21,12 +21,24 @@ export function podReadySince(pod: Pod): number | undefined {
   return Number.isNaN(since) ? undefined : since;
 }
 
-/** Ready for at least `minReadySeconds` (strictly longer, as upstream compares with Before). */
+/** Ready for `minReadySeconds` or longer (the moment it reaches them counts, since 1.34). */
 export function isPodAvailable(pod: Pod, minReadySeconds: number, now: number): boolean {
   if (!isPodReady(pod)) return false;
   if (minReadySeconds === 0) return true;
   const since = podReadySince(pod);
-  return since !== undefined && since + minReadySeconds * 1000 < now;
+  return since !== undefined && since + minReadySeconds * 1000 <= now;
+}
+
+/**
+ * Milliseconds from `now` until the ready Pod becomes available; undefined when it is not ready,
+ * has no time to wait for (no minReadySeconds, no known ready time) or is available already.
+ */
+export function msUntilPodAvailable(pod: Pod, minReadySeconds: number, now: number): number | undefined {
+  if (minReadySeconds <= 0) return undefined;
+  const since = podReadySince(pod);
+  if (since === undefined) return undefined;
+  const wait = since + minReadySeconds * 1000 - now;
+  return wait > 0 ? wait : undefined;
 }
 
 function isTerminalPhase(pod: Pod): boolean {
