@@ -25,13 +25,16 @@ const api = replicaSet("api", 1, { selector: { tier: "front" } });
 let queue: RecordingQueue;
 let expectations: PodExpectations;
 let handlers: ReplicaSetEventHandlers;
+let forgotten: { owner: string; uid: string | undefined }[];
+const ownWrites = { forget: (owner: string, uid?: string) => void forgotten.push({ owner, uid }) };
 
 beforeEach(() => {
   queue = new RecordingQueue();
   expectations = new PodExpectations(new FakeClock());
+  forgotten = [];
   const indexer = new Indexer<ReplicaSet>({ [namespaceIndexName]: namespaceIndex });
   for (const rs of [web, api]) indexer.add(rs);
-  handlers = new ReplicaSetEventHandlers(queue, expectations, new Lister(indexer));
+  handlers = new ReplicaSetEventHandlers(queue, expectations, new Lister(indexer), ownWrites);
 });
 
 function updated(before: Pod, change: (pod: Pod) => Pod): Pod {
@@ -101,15 +104,15 @@ describe("Pod events", () => {
     expect(queue.added).toEqual(["ns/api"]);
   });
 
-  test("a Pod turning ready under minReadySeconds is looked at again once it should be available", () => {
+  test("a Pod turning ready under minReadySeconds is looked at again exactly when it should be available", () => {
     const slow = replicaSet("slow", 1, { minReadySeconds: 10 });
     const indexer = new Indexer<ReplicaSet>({ [namespaceIndexName]: namespaceIndex });
     indexer.add(slow);
-    handlers = new ReplicaSetEventHandlers(queue, expectations, new Lister(indexer));
+    handlers = new ReplicaSetEventHandlers(queue, expectations, new Lister(indexer), ownWrites);
     const before = pod({ name: "a", owner: slow });
     handlers.podHandler.onUpdate?.(before, updated(pod({ name: "a", owner: slow, readyFor: 0 }), (p) => p));
     expect(queue.added).toEqual(["ns/slow"]);
-    expect(queue.delayed).toEqual([{ key: "ns/slow", delayMs: 11_000 }]);
+    expect(queue.delayed).toEqual([{ key: "ns/slow", delayMs: 10_000 }]);
   });
 });
 
@@ -120,12 +123,16 @@ describe("ReplicaSet events", () => {
     expect(queue.added).toEqual(["ns/web", "ns/web"]);
   });
 
-  test("a delete, or a re-create seen as an update with a new UID, forgets the expectations", () => {
+  test("a delete, or a re-create seen as an update with a new UID, forgets the expectations and that incarnation's own writes", () => {
     expectations.expectCreations("ns/web", 5);
     handlers.replicaSetHandler.onUpdate?.(web, replicaSet("web", 3, { uid: "recreated" }));
     expect(expectations.satisfied("ns/web")).toBe(true);
     expectations.expectCreations("ns/web", 5);
     handlers.replicaSetHandler.onDelete?.(new DeletedFinalStateUnknown("ns/web", web));
     expect(expectations.satisfied("ns/web")).toBe(true);
+    expect(forgotten).toEqual([
+      { owner: "ns/web", uid: "uid-web" },
+      { owner: "ns/web", uid: "uid-web" },
+    ]);
   });
 });

@@ -11,6 +11,7 @@ import { controllerRefOf } from "../../pkg/kube/owner-references.ts";
 import { selectorFromLabelSelector } from "../../pkg/labels/selector.ts";
 import type { KeyQueue } from "../../pkg/builder/event-mappers.ts";
 import type { PodExpectations } from "./expectations.ts";
+import type { OwnWrites } from "./own-writes.ts";
 import { replicaSetKind } from "./pod-control.ts";
 import { isPodReady, podKey } from "./pod-state.ts";
 
@@ -22,6 +23,7 @@ export class ReplicaSetEventHandlers {
     private readonly queue: KeyQueue,
     private readonly expectations: PodExpectations,
     private readonly replicaSets: Lister<ReplicaSet>,
+    private readonly ownWrites: Pick<OwnWrites, "forget">,
   ) {}
 
   readonly replicaSetHandler: ResourceEventHandler<ReplicaSet> = {
@@ -43,6 +45,8 @@ export class ReplicaSetEventHandlers {
 
   private replicaSetDeleted(rs: ReplicaSet): void {
     const key = metaNamespaceKeyFunc(rs);
+    // A ReplicaSet recreated under the same name starts clean.
+    this.ownWrites.forget(key, rs.metadata?.uid);
     this.expectations.delete(key);
     this.queue.add(key);
   }
@@ -87,7 +91,7 @@ export class ReplicaSetEventHandlers {
       this.queue.add(key);
       // Nothing announces that a ready Pod became available, so look again once it should have.
       const minReadySeconds = rs.spec?.minReadySeconds ?? 0;
-      if (minReadySeconds > 0 && !isPodReady(oldPod) && isPodReady(newPod)) this.queue.addAfter(key, (minReadySeconds + 1) * 1000);
+      if (minReadySeconds > 0 && !isPodReady(oldPod) && isPodReady(newPod)) this.queue.addAfter(key, minReadySeconds * 1000);
       return;
     }
     if (labelsChanged || refChanged) {

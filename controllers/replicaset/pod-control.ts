@@ -1,11 +1,13 @@
 // The writes the ReplicaSet controller makes to Pods, each reported as an Event on the
-// ReplicaSet the way kube-controller-manager's RealPodControl reports them.
+// ReplicaSet the way kube-controller-manager's RealPodControl reports them, and each Pod the API
+// server stored handed to an observer, so the controller can wait until its cache has seen it.
 import type { V1Pod, V1ReplicaSet } from "@kubernetes/client-node";
 import type { EventRecorder } from "../../pkg/events/recorder.ts";
 import type { KubeClient } from "../../pkg/kube/client.ts";
 import { ApiError, isNotFound } from "../../pkg/kube/errors.ts";
 import { apiVersionOf, resources } from "../../pkg/kube/gvr.ts";
 import type { OwnerReference, Wire } from "../../pkg/kube/objects.ts";
+import { controllerRefOf } from "../../pkg/kube/owner-references.ts";
 import { errorMessage } from "../../pkg/errors/expected-error.ts";
 
 type Pod = Wire<V1Pod>;
@@ -13,10 +15,17 @@ type ReplicaSet = Wire<V1ReplicaSet>;
 
 export const replicaSetKind = "ReplicaSet";
 
+/**
+ * Told of every Pod the API server stored for a create or patch, with the controller reference
+ * the write was made for (undefined when the stored Pod has no controller, as after a release).
+ */
+export type PodWriteObserver = (stored: Pod, controllerRef: OwnerReference | undefined) => void;
+
 export class PodControl {
   constructor(
     private readonly client: KubeClient,
     private readonly events: EventRecorder,
+    private readonly onWrite: PodWriteObserver,
   ) {}
 
   /** Creates one Pod from the ReplicaSet's template; rejects with the API error after recording FailedCreate. */
@@ -24,6 +33,7 @@ export class PodControl {
     const namespace = rs.metadata?.namespace ?? "";
     try {
       const created = await this.client.dynamic.resource<Pod>(resources.pods, namespace).create(podFromTemplate(rs));
+      this.onWrite(created, controllerRefTo(rs));
       this.events.eventf(rs, created, "Normal", "SuccessfulCreate", "Create", `Created pod: ${created.metadata?.name ?? ""}`);
     } catch (err) {
       // In a terminating namespace every creation fails; that is not worth a Warning.
@@ -46,7 +56,8 @@ export class PodControl {
 
   /** A strategic merge patch of the Pod's metadata (adoption and release). */
   async patchPod(pod: Pod, patch: object): Promise<void> {
-    await this.client.dynamic.resource<Pod>(resources.pods, pod.metadata?.namespace).patch(pod.metadata?.name ?? "", patch, "strategic");
+    const patched = await this.client.dynamic.resource<Pod>(resources.pods, pod.metadata?.namespace).patch(pod.metadata?.name ?? "", patch, "strategic");
+    this.onWrite(patched, controllerRefOf(patched));
   }
 }
 

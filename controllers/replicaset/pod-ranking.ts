@@ -1,6 +1,7 @@
 // Which Pods a ReplicaSet deletes first when it scales down: kube-controller-manager's
-// ActivePodsWithRanks order (with the GA PodDeletionCost and LogarithmicScaleDown behaviour),
-// so Pods that are cheapest to lose go first.
+// ActivePodsWithRanks order, with PodDeletionCost (beta, on by default) and the logarithmic age
+// comparison (always on: 1.37 removed the LogarithmicScaleDown gate), so Pods that are cheapest
+// to lose go first.
 import type { V1Pod } from "@kubernetes/client-node";
 import type { Wire } from "../../pkg/kube/objects.ts";
 import { isPodActive, isPodReady, podReadySince } from "./pod-state.ts";

@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { EventRecorder } from "../../pkg/events/recorder.ts";
 import { SharedInformerFactory } from "../../pkg/informer/factory.ts";
 import type { ListerWatcher } from "../../pkg/kube/list-watch.ts";
-import { replicaSet, type ReplicaSet } from "../../test/replicaset/builders.ts";
+import type { ControllerContext } from "../../pkg/manager/controller-descriptor.ts";
+import { pod, replicaSet, type Pod, type ReplicaSet } from "../../test/replicaset/builders.ts";
 import { FakeReplicaSetApi } from "../../test/replicaset/fake-api.ts";
 import { settle, waitUntil } from "../../test/support/eventually.ts";
 import { runControllerForTest, testControllerContext } from "../../test/support/controller-context.ts";
@@ -15,6 +16,7 @@ let api: FakeReplicaSetApi;
 let stop: AbortController;
 let informers: SharedInformerFactory;
 let running: Promise<void>;
+let context: ControllerContext;
 const events: string[] = [];
 
 const recorder: EventRecorder = {
@@ -30,7 +32,7 @@ beforeEach(async () => {
     defaultResyncMs: 0,
   });
   const descriptor = replicaSetControllerDescriptor;
-  const context = testControllerContext({ client: await api.client(), informers, events: recorder, descriptor });
+  context = testControllerContext({ client: await api.client(), informers, events: recorder, descriptor });
   ({ running } = await runControllerForTest(descriptor, context, stop.signal));
 });
 
@@ -48,6 +50,27 @@ function poke(rs: ReplicaSet, round: number): void {
 async function storedReplicaSet(): Promise<ReplicaSet> {
   const [rs] = (await api.replicaSets.list({})).items;
   return rs as ReplicaSet;
+}
+
+const statusWrites = /\/replicasets\/[^/]+\/status$/;
+
+/** replicaset_controller_stale_sync_skips_total for the core group's Pods. */
+async function staleSyncSkipsOfPods(): Promise<number> {
+  const family = await context.metrics.getSingleMetric("replicaset_controller_stale_sync_skips_total")?.get();
+  return family?.values.find((sample) => sample.labels.group === "" && sample.labels.resource === "pods")?.value ?? 0;
+}
+
+/** A spec change, as `kubectl scale` makes it: a new generation. */
+async function scale(replicas: number): Promise<void> {
+  const rs = structuredClone(await storedReplicaSet());
+  if (rs.spec) rs.spec.replicas = replicas;
+  api.replicaSets.update({ ...rs, metadata: { ...rs.metadata, generation: (rs.metadata?.generation ?? 1) + 1 } });
+}
+
+/** `pod` with its controller reference rewritten to another kind or name (the UID stays). */
+function withControllerRef(base: Pod, change: { kind?: string; name?: string }): Pod {
+  const refs = base.metadata?.ownerReferences?.map((ref) => ({ ...ref, ...change }));
+  return { ...base, metadata: { ...base.metadata, ownerReferences: refs } };
 }
 
 describe("ReplicaSetController with a lagging Pod watch and five workers", () => {
@@ -83,10 +106,86 @@ describe("ReplicaSetController with a lagging Pod watch and five workers", () =>
     }
     expect(api.count("DELETE", podDeletes)).toBe(8);
 
+    api.lagPodEvents = false;
     api.releasePodEvents();
     await waitUntil(async () => (await storedReplicaSet()).status?.replicas === 4, "status.replicas 4", 10_000, 5);
     await settle(20);
     expect(api.count("DELETE", podDeletes)).toBe(8);
     expect(api.count("POST", podCreates)).toBe(12);
+  });
+});
+
+describe("ReplicaSetController reads its own writes", () => {
+  test("a sync that starts before the Pod cache shows the Pods it created is put off, counted, and goes ahead once the cache caught up", async () => {
+    api.lagPodEvents = true;
+    api.replicaSets.create(replicaSet("web", 3));
+    await waitUntil(async () => api.podCount === 3 && (await storedReplicaSet()).status?.observedGeneration === 1, "3 Pods and a first status", 10_000, 5);
+    const firstStatusWrites = api.count("PUT", statusWrites);
+
+    // A new generation while the Pod watch lags: kube-controller-manager 1.33 wrote a status from the stale cache.
+    await scale(4);
+    await waitUntil(async () => (await staleSyncSkipsOfPods()) >= 2, "the sync put off and retried", 10_000, 5);
+    expect(api.count("PUT", statusWrites)).toBe(firstStatusWrites);
+    expect(api.count("POST", podCreates)).toBe(3);
+    expect((await storedReplicaSet()).status?.observedGeneration).toBe(1);
+
+    api.lagPodEvents = false;
+    api.releasePodEvents();
+    await waitUntil(async () => (await storedReplicaSet()).status?.replicas === 4, "status.replicas 4", 10_000, 5);
+    expect((await storedReplicaSet()).status?.observedGeneration).toBe(2);
+    expect(api.count("POST", podCreates)).toBe(4);
+  });
+});
+
+describe("ReplicaSetController finds its Pods by their whole controller reference", () => {
+  test("a Pod whose controller reference has the ReplicaSet's UID under another kind or name is neither counted nor released", async () => {
+    const web = replicaSet("web", 1);
+    // kube-controller-manager 1.33 matched the UID alone: it counted the first and released the second.
+    api.pods.create(withControllerRef(pod({ name: "other-kind", owner: web }), { kind: "StatefulSet" }));
+    api.pods.create(withControllerRef(pod({ name: "other-name", owner: web, labels: { app: "elsewhere" } }), { name: "api" }));
+    api.replicaSets.create(web);
+    await waitUntil(async () => (await storedReplicaSet()).status?.replicas === 1, "status.replicas 1", 10_000, 5);
+    await settle(20);
+    expect(api.count("POST", podCreates)).toBe(1);
+    expect(api.count("PATCH", /\/pods\//)).toBe(0);
+  });
+});
+
+describe("ReplicaSetController and status.terminatingReplicas", () => {
+  test("against an API server that drops the field, each sync sends the status again, as kube-controller-manager 1.37 does", async () => {
+    api.dropsTerminatingReplicas = true;
+    api.replicaSets.create(replicaSet("web", 2));
+    await waitUntil(async () => (await storedReplicaSet()).status?.replicas === 2, "status.replicas 2", 10_000, 5);
+    await settle(20);
+    expect((await storedReplicaSet()).status).not.toHaveProperty("terminatingReplicas");
+    const before = api.count("PUT", statusWrites);
+    const version = (await storedReplicaSet()).metadata?.resourceVersion;
+
+    for (let round = 0; round < 3; round++) {
+      poke(await storedReplicaSet(), round);
+      await waitUntil(() => api.count("PUT", statusWrites) === before + round + 1, `status write ${round + 1}`, 10_000, 5);
+    }
+    await settle(20);
+    // One write per sync, each changing nothing the server stores: no event, so no loop.
+    expect(api.count("PUT", statusWrites)).toBe(before + 3);
+    expect(Number((await storedReplicaSet()).metadata?.resourceVersion)).toBe(Number(version) + 3);
+  });
+});
+
+describe("ReplicaSetController and minReadySeconds", () => {
+  test("a sync that leaves a ready Pod not yet available looks again when it becomes available, though other replicas are not ready", async () => {
+    api.replicaSets.create(replicaSet("web", 2, { minReadySeconds: 3 }));
+    await waitUntil(async () => (await storedReplicaSet()).status?.replicas === 2, "status.replicas 2", 10_000, 5);
+    const [first] = (await api.pods.list({})).items;
+    // A kubelet reports the Pod ready since 1.5 s ago (the time is stored in whole seconds, so maybe up to a second earlier).
+    const readySince = Date.now() - 1500;
+    const lastTransitionTime = new Date(readySince).toISOString().replace(/\.\d{3}Z$/, "Z");
+    api.pods.update({ ...first, status: { phase: "Running", conditions: [{ type: "Ready", status: "True", lastTransitionTime }] } } as Pod);
+    await waitUntil(async () => (await storedReplicaSet()).status?.readyReplicas === 1, "status.readyReplicas 1", 10_000, 5);
+
+    // Available at readySince + 3 s at the latest. The Pod handler's own look comes 3 s after the update
+    // (4 s in kube-controller-manager 1.33, which also never looked again while a replica was not ready).
+    const availableBy = readySince + 3000 + 500;
+    await waitUntil(async () => (await storedReplicaSet()).status?.availableReplicas === 1, "status.availableReplicas 1", availableBy - Date.now(), 5);
   });
 });

@@ -1,30 +1,42 @@
-// The sync of one ReplicaSet (kube-controller-manager's syncReplicaSet): claim the Pods it owns,
-// create or delete Pods until their number matches spec.replicas (only when the cache has caught
-// up with its previous writes), then write the status.
+// The sync of one ReplicaSet (kube-controller-manager's syncReplicaSet): wait until the caches
+// show the controller's own last writes, claim the Pods it owns, create or delete Pods until
+// their number matches spec.replicas (only when the expected creations and deletions have been
+// observed), then write the status and schedule the next look for Pods about to become available.
 import type { V1Pod, V1ReplicaSet } from "@kubernetes/client-node";
+import type { Registry } from "prom-client";
 import { type Clock, realClock } from "../../pkg/clock/clock.ts";
 import type { ReconcileRequest, SetupContext } from "../../pkg/builder/controller-builder.ts";
 import type { KeyQueue } from "../../pkg/builder/event-mappers.ts";
-import { TerminalError, type ReconcileResult } from "../../pkg/controller/reconciler.ts";
+import { TerminalError } from "../../pkg/controller/reconciler.ts";
 import type { EventRecorder } from "../../pkg/events/recorder.ts";
-import { controllerUidIndex, controllerUidIndexName } from "../../pkg/informer/index-funcs.ts";
+import {
+  controllerRefIndex,
+  controllerRefIndexKey,
+  controllerRefIndexName,
+  controllerUidIndex,
+  controllerUidIndexName,
+} from "../../pkg/informer/index-funcs.ts";
 import type { Indexer } from "../../pkg/informer/indexer.ts";
 import { splitMetaNamespaceKey } from "../../pkg/informer/keys.ts";
 import type { Lister } from "../../pkg/informer/lister.ts";
+import type { SharedIndexInformer } from "../../pkg/informer/shared-informer.ts";
 import type { KubeClient } from "../../pkg/kube/client.ts";
 import { isNotFound } from "../../pkg/kube/errors.ts";
 import { resources } from "../../pkg/kube/gvr.ts";
-import type { Wire } from "../../pkg/kube/objects.ts";
+import type { KubeObject, OwnerReference, Wire } from "../../pkg/kube/objects.ts";
 import { controllerRefOf, isControlledBy } from "../../pkg/kube/owner-references.ts";
 import { selectorFromLabelSelector, type Selector } from "../../pkg/labels/selector.ts";
 import type { Logger } from "../../pkg/log/logger.ts";
 import { PodClaim } from "./adoption.ts";
+import { availabilityRecheckDelay } from "./availability-recheck.ts";
 import { ReplicaSetEventHandlers } from "./event-handlers.ts";
 import { PodExpectations } from "./expectations.ts";
-import { isNamespaceTerminating, PodControl } from "./pod-control.ts";
+import { prometheusReplicaSetMetrics, type ReplicaSetMetrics } from "./metrics.ts";
+import { OwnWrites, StaleCacheError } from "./own-writes.ts";
+import { isNamespaceTerminating, PodControl, replicaSetKind } from "./pod-control.ts";
 import { podsToDelete } from "./pod-ranking.ts";
 import { isPodActive, isPodTerminating, podKey } from "./pod-state.ts";
-import { calculateStatus, TerminatingReplicasSupport, writeStatus } from "./replicaset-status.ts";
+import { calculateStatus, writeStatus } from "./replicaset-status.ts";
 import { slowStartBatch, slowStartInitialBatchSize } from "./slow-start.ts";
 import { errorMessage } from "../../pkg/errors/expected-error.ts";
 
@@ -40,9 +52,14 @@ export interface ReplicaSetControllerOptions {
   informer: SetupContext<ReplicaSet>["informer"];
   events: EventRecorder;
   logger: Logger;
+  /** Where replicaset_controller_* metrics are registered. */
+  metrics: Registry;
   queue: KeyQueue;
   clock?: Clock;
 }
+
+const podsResource = { group: resources.pods.group, resource: resources.pods.resource };
+const replicaSetsResource = { group: resources.replicaSets.group, resource: resources.replicaSets.resource };
 
 export class ReplicaSetController {
   private readonly client: KubeClient;
@@ -50,38 +67,49 @@ export class ReplicaSetController {
   private readonly logger: Logger;
   private readonly clock: Clock;
   private readonly expectations: PodExpectations;
+  private readonly ownWrites: OwnWrites;
+  private readonly metrics: ReplicaSetMetrics;
   private readonly podControl: PodControl;
-  private readonly terminatingReplicas = new TerminatingReplicasSupport();
+  private readonly queue: KeyQueue;
   private readonly replicaSets: Lister<ReplicaSet>;
   private readonly replicaSetIndexer: Indexer<ReplicaSet>;
   private readonly pods: Lister<Pod>;
+  private readonly podIndexer: Indexer<Pod>;
 
-  /** Registers the informer handlers: call before the informers start. */
+  /** Registers the informer handlers and indexes: call before the informers start. */
   constructor(options: ReplicaSetControllerOptions) {
     this.client = options.client;
     this.events = options.events;
     this.logger = options.logger;
     this.clock = options.clock ?? realClock;
+    this.queue = options.queue;
+    this.metrics = prometheusReplicaSetMetrics(options.metrics);
     this.expectations = new PodExpectations(this.clock);
-    this.podControl = new PodControl(options.client, options.events);
     const replicaSets = options.informer<ReplicaSet>(resources.replicaSets);
     const pods = options.informer<Pod>(resources.pods);
-    const handlers = new ReplicaSetEventHandlers(options.queue, this.expectations, replicaSets.lister);
+    this.ownWrites = new OwnWrites([
+      { ...podsResource, cache: pods.informer.getIndexer() },
+      { ...replicaSetsResource, cache: replicaSets.informer.getIndexer() },
+    ]);
+    this.podControl = new PodControl(options.client, options.events, (stored, controllerRef) => this.podWritten(stored, controllerRef));
+    const handlers = new ReplicaSetEventHandlers(options.queue, this.expectations, replicaSets.lister, this.ownWrites);
     replicaSets.informer.addEventHandler(handlers.replicaSetHandler);
     pods.informer.addEventHandler(handlers.podHandler);
     this.replicaSets = replicaSets.lister;
     this.replicaSetIndexer = replicaSets.informer.getIndexer();
     this.pods = pods.lister;
-    // Another controller sharing the informer may have added the same index already.
-    if (!(controllerUidIndexName in this.replicaSetIndexer.getIndexers())) {
-      replicaSets.informer.addIndexers({ [controllerUidIndexName]: controllerUidIndex });
-    }
+    this.podIndexer = pods.informer.getIndexer();
+    // Another controller sharing an informer may have added the same index already.
+    addIndexOnce(replicaSets.informer, controllerUidIndexName, controllerUidIndex);
+    addIndexOnce(pods.informer, controllerRefIndexName, controllerRefIndex);
   }
 
-  async reconcile({ key }: ReconcileRequest<ReplicaSet>): Promise<ReconcileResult> {
+  async reconcile({ key }: ReconcileRequest<ReplicaSet>): Promise<void> {
+    this.ensureCachesShowOwnWrites(key);
     const { namespace, name } = splitMetaNamespaceKey(key);
     const rs = this.replicaSets.namespace(namespace).get(name);
     if (!rs) {
+      this.ownWrites.forget(key);
       this.expectations.delete(key);
       return;
     }
@@ -90,28 +118,51 @@ export class ReplicaSetController {
     const selector = this.selectorOf(rs);
     const replicaSetClient = this.client.dynamic.resource<ReplicaSet>(resources.replicaSets, namespace);
 
-    const allPods = this.pods.namespace(namespace).list();
+    const candidates = this.ownedAndOrphanedPods(rs);
     const claim = new PodClaim(rs, selector, this.podControl, () => replicaSetClient.get(name));
-    const activePods = await claim.claim(allPods.filter(isPodActive));
-    const terminatingPods = this.terminatingReplicas.maintained
-      ? allPods.filter((pod) => isPodTerminating(pod) && isControlledBy(pod, rs) && selector.matches(pod.metadata?.labels))
-      : undefined;
+    const activePods = await claim.claim(candidates.filter(isPodActive));
+    const terminatingPods = candidates.filter((pod) => isPodTerminating(pod) && isControlledBy(pod, rs) && selector.matches(pod.metadata?.labels));
 
     const manageError = cacheCaughtUp && !rs.metadata?.deletionTimestamp ? await this.manageReplicas(key, rs, activePods) : undefined;
-    const status = calculateStatus(rs, { activePods, terminatingPods, manageError, now: this.clock.now() });
-    const written = await writeStatus(replicaSetClient, rs, status, this.logger);
-    if (written && this.terminatingReplicas.observeWrite(status, written)) {
-      this.logger.info("the API server drops status.terminatingReplicas (feature gate DeploymentReplicaSetTerminatingReplicas is off); not maintaining it");
-    }
+    // One moment for the status and the next availability check, so both judge each Pod alike.
+    const now = this.clock.now();
+    const status = calculateStatus(rs, { activePods, terminatingPods, manageError, now });
+    const current = (await writeStatus(replicaSetClient, rs, status, this.logger)) ?? rs;
+    this.ownWrites.wroteAt(key, rs.metadata?.uid ?? "", replicaSetsResource, current.metadata?.resourceVersion ?? "");
     if (manageError !== undefined) throw manageError;
 
-    // A last look once the ready Pods should have become available, in case no Pod event comes.
-    const current = written ?? rs;
-    const minReadySeconds = current.spec?.minReadySeconds ?? 0;
-    const wanted = current.spec?.replicas ?? 1;
-    if (minReadySeconds > 0 && (current.status?.readyReplicas ?? 0) === wanted && (current.status?.availableReplicas ?? 0) !== wanted) {
-      return { requeueAfterMs: minReadySeconds * 1000 };
+    // Nothing announces that a ready Pod became available: look again when the next one should be.
+    const recheckMs = availabilityRecheckDelay(current, activePods, now, this.clock);
+    if (recheckMs !== undefined) this.queue.addAfter(key, recheckMs);
+  }
+
+  /** Puts the sync off (to be retried with backoff) while a cache has not seen this controller's last write for the ReplicaSet. */
+  private ensureCachesShowOwnWrites(key: string): void {
+    try {
+      this.ownWrites.ensureCaughtUp(key);
+    } catch (err) {
+      if (err instanceof StaleCacheError) this.metrics.staleSyncSkipped(err.resource);
+      throw err;
     }
+  }
+
+  /** Records a Pod write under the ReplicaSet it was made for; a Pod left without a controller (a release) is nobody's. */
+  private podWritten(stored: Pod, controllerRef: OwnerReference | undefined): void {
+    if (!controllerRef) return;
+    const owner = `${stored.metadata?.namespace ?? ""}/${controllerRef.name}`;
+    this.ownWrites.wroteAt(owner, controllerRef.uid, podsResource, stored.metadata?.resourceVersion ?? "");
+  }
+
+  /**
+   * The Pods this ReplicaSet controls (same kind, name and UID in their controller reference) and
+   * the orphans of its namespace it might adopt, from the controllerRef index.
+   */
+  private ownedAndOrphanedPods(rs: ReplicaSet): Pod[] {
+    const { namespace = "", name = "", uid = "" } = rs.metadata ?? {};
+    return [
+      ...this.podIndexer.byIndex(controllerRefIndexName, controllerRefIndexKey(namespace, { kind: replicaSetKind, name, uid })),
+      ...this.podIndexer.byIndex(controllerRefIndexName, controllerRefIndexKey(namespace, undefined)),
+    ];
   }
 
   /** The ReplicaSet's selector; the API server validates it, so a bad one is reported and never retried. */
@@ -191,4 +242,8 @@ export class ReplicaSetController {
     }
     return related;
   }
+}
+
+function addIndexOnce<T extends KubeObject>(informer: SharedIndexInformer<T>, name: string, index: (obj: T) => string[]): void {
+  if (!(name in informer.getIndexer().getIndexers())) informer.addIndexers({ [name]: index });
 }

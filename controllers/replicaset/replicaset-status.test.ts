@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { ApiError } from "../../pkg/kube/errors.ts";
 import { now, pod, replicaSet } from "../../test/replicaset/builders.ts";
-import { calculateStatus, replicaFailureCondition, statusUnchanged, TerminatingReplicasSupport } from "./replicaset-status.ts";
+import { calculateStatus, replicaFailureCondition, statusUnchanged } from "./replicaset-status.ts";
 
 const quotaError = ApiError.fromResponse(
   403,
@@ -57,36 +57,40 @@ describe("calculateStatus", () => {
     expect(calculateStatus(onlyFailure, { activePods: [], terminatingPods: [], manageError: undefined, now }).conditions).toBeUndefined();
   });
 
-  test("terminating pods not counted leave terminatingReplicas as stored", () => {
+  test("terminatingReplicas is always written, 0 included", () => {
     const rs = { ...replicaSet("web", 1), status: { replicas: 0, terminatingReplicas: 4 } };
-    expect(calculateStatus(rs, { activePods: [], terminatingPods: undefined, manageError: undefined, now }).terminatingReplicas).toBe(4);
+    expect(calculateStatus(rs, { activePods: [], terminatingPods: [], manageError: undefined, now }).terminatingReplicas).toBe(0);
+    const fresh = replicaSet("web", 1);
+    expect(calculateStatus(fresh, { activePods: [], terminatingPods: [], manageError: undefined, now })).toHaveProperty("terminatingReplicas", 0);
+  });
+
+  test("a Pod ready for exactly minReadySeconds is available", () => {
+    const rs = replicaSet("web", 2, { minReadySeconds: 30 });
+    const activePods = [pod({ name: "a", readyFor: 30 }), pod({ name: "b", readyFor: 29 })];
+    const status = calculateStatus(rs, { activePods, terminatingPods: [], manageError: undefined, now });
+    expect(status).toMatchObject({ readyReplicas: 2, availableReplicas: 1 });
   });
 });
 
 describe("statusUnchanged", () => {
-  const steady = { ...replicaSet("web", 1, { generation: 3 }), status: { replicas: 1, fullyLabeledReplicas: 1, readyReplicas: 1, availableReplicas: 1, observedGeneration: 3 } };
+  const steadyStatus = { replicas: 1, fullyLabeledReplicas: 1, readyReplicas: 1, availableReplicas: 1, terminatingReplicas: 0, observedGeneration: 3 };
+  const steady = { ...replicaSet("web", 1, { generation: 3 }), status: steadyStatus };
+  const onePod = { activePods: [pod({ name: "a", labels: { app: "web", tier: "front" }, readyFor: 5 })], terminatingPods: [], manageError: undefined, now };
 
   test("the steady state needs no write", () => {
-    const next = calculateStatus(steady, { activePods: [pod({ name: "a", labels: { app: "web", tier: "front" }, readyFor: 5 })], terminatingPods: undefined, manageError: undefined, now });
-    expect(statusUnchanged(steady, next)).toBe(true);
+    expect(statusUnchanged(steady, calculateStatus(steady, onePod))).toBe(true);
+  });
+
+  test("a stored status without terminatingReplicas (an API server that drops the field) needs a write every time", () => {
+    const { terminatingReplicas: _dropped, ...withoutField } = steadyStatus;
+    const dropped = { ...steady, status: withoutField };
+    expect(statusUnchanged(dropped, calculateStatus(dropped, onePod))).toBe(false);
   });
 
   test("a new generation, a changed count or a new condition needs a write", () => {
     expect(statusUnchanged({ ...steady, metadata: { ...steady.metadata, generation: 4 } }, steady.status)).toBe(false);
     expect(statusUnchanged(steady, { ...steady.status, readyReplicas: 0 })).toBe(false);
-    expect(statusUnchanged(steady, { ...steady.status, terminatingReplicas: 0 })).toBe(false);
+    expect(statusUnchanged(steady, { ...steady.status, terminatingReplicas: 1 })).toBe(false);
     expect(statusUnchanged(steady, { ...steady.status, conditions: [{ type: replicaFailureCondition, status: "True" }] })).toBe(false);
-  });
-});
-
-describe("TerminatingReplicasSupport", () => {
-  test("stops maintaining the field once a write shows the server dropped it", () => {
-    const support = new TerminatingReplicasSupport();
-    expect(support.maintained).toBe(true);
-    expect(support.observeWrite({ replicas: 1, terminatingReplicas: 0 }, { status: { replicas: 1, terminatingReplicas: 0 } })).toBe(false);
-    expect(support.maintained).toBe(true);
-    expect(support.observeWrite({ replicas: 1, terminatingReplicas: 0 }, { status: { replicas: 1 } })).toBe(true);
-    expect(support.maintained).toBe(false);
-    expect(support.observeWrite({ replicas: 1, terminatingReplicas: 0 }, { status: { replicas: 1 } })).toBe(false);
   });
 });

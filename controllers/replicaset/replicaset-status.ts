@@ -1,6 +1,6 @@
 // A ReplicaSet's status as kube-controller-manager computes and writes it (replica_set_utils.go):
-// counts from the owned Pods, the ReplicaFailure condition while creating or deleting fails, and
-// no write at all when nothing changed.
+// counts from the owned Pods (terminating ones included, KEP-3973), the ReplicaFailure condition
+// while creating or deleting fails, and no write at all when nothing changed.
 import type { V1Pod, V1ReplicaSet, V1ReplicaSetCondition, V1ReplicaSetStatus } from "@kubernetes/client-node";
 import type { Logger } from "../../pkg/log/logger.ts";
 import type { ResourceClient } from "../../pkg/kube/dynamic-client.ts";
@@ -22,8 +22,8 @@ const statusUpdateRetries = 1;
 export interface StatusInputs {
   /** Active Pods the ReplicaSet owns. */
   activePods: readonly Pod[];
-  /** Owned Pods being deleted; undefined leaves status.terminatingReplicas as it is. */
-  terminatingPods: readonly Pod[] | undefined;
+  /** Owned Pods being deleted but not finished: status.terminatingReplicas. */
+  terminatingPods: readonly Pod[];
   /** Why creating or deleting Pods failed in this sync, if it did. */
   manageError: unknown;
   now: number;
@@ -51,7 +51,7 @@ export function calculateStatus(rs: ReplicaSet, inputs: StatusInputs): ReplicaSe
     fullyLabeledReplicas: fullyLabeled,
     readyReplicas: ready,
     availableReplicas: available,
-    ...(terminatingPods === undefined ? {} : { terminatingReplicas: terminatingPods.length }),
+    terminatingReplicas: terminatingPods.length,
     conditions: failureConditions(rs, current.conditions, activePods.length, manageError, now),
   };
 }
@@ -127,27 +127,5 @@ export async function writeStatus(
     }
     // A failed GET makes the counts untrustworthy; its error says more than the update's.
     target = await client.get(rs.metadata?.name ?? "");
-  }
-}
-
-/**
- * status.terminatingReplicas is stored only where the API server enables DeploymentReplicaSetTerminatingReplicas
- * (alpha, off by default in 1.33); elsewhere it silently drops the field. Writing it there anyway would
- * make every sync see a change and write again, so after the first write shows the field dropped,
- * the controller stops maintaining it (kube-controller-manager decides by its own copy of the gate).
- */
-export class TerminatingReplicasSupport {
-  private dropped = false;
-
-  /** Whether the controller should count terminating Pods into the status. */
-  get maintained(): boolean {
-    return !this.dropped;
-  }
-
-  /** Learns from a write; true the first time it shows that the server drops the field. */
-  observeWrite(sent: ReplicaSetStatus, stored: ReplicaSet): boolean {
-    if (this.dropped || sent.terminatingReplicas === undefined || stored.status?.terminatingReplicas !== undefined) return false;
-    this.dropped = true;
-    return true;
   }
 }

@@ -18,6 +18,11 @@ export class FakeReplicaSetApi {
   readonly requests: FakeRequest[] = [];
   /** While true, Pod writes are held back from watchers until `releasePodEvents`. */
   lagPodEvents = false;
+  /**
+   * Like an API server with the DeploymentReplicaSetTerminatingReplicas gate off: a status write
+   * loses status.terminatingReplicas unless the stored status has it already.
+   */
+  dropsTerminatingReplicas = false;
   private readonly heldBack: (() => void)[] = [];
   /** Pods as the server stores them, ahead of the watchers while events lag. */
   private readonly storedPods = new Map<string, Pod>();
@@ -56,15 +61,33 @@ export class FakeReplicaSetApi {
       const stored = (await this.replicaSets.list({})).items.find((rs) => rs.metadata?.name === replicaSet[2]);
       return stored ? json(200, stored) : status(404, "NotFound");
     }
-    if (replicaSet && method === "PUT" && replicaSet[3] && body) return json(200, this.replicaSets.update(body as ReplicaSet));
+    if (replicaSet && method === "PUT" && replicaSet[3] && body) return this.updateStatus(body as ReplicaSet);
     return status(405, "MethodNotAllowed");
+  }
+
+  /** Stores the status; like the API server, a write that changes nothing stores nothing and sends no event. */
+  private async updateStatus(sent: ReplicaSet): Promise<Response> {
+    const stored = (await this.replicaSets.list({})).items.find((rs) => rs.metadata?.name === sent.metadata?.name);
+    if (!stored) return status(404, "NotFound");
+    const { terminatingReplicas, ...rest } = sent.status ?? { replicas: 0 };
+    const keep = terminatingReplicas !== undefined && !(this.dropsTerminatingReplicas && stored.status?.terminatingReplicas === undefined);
+    const next: ReplicaSet = { ...stored, status: keep ? { ...rest, terminatingReplicas } : rest };
+    if (canonical(next.status) === canonical(stored.status)) return json(200, stored);
+    return json(200, this.replicaSets.update(next));
   }
 
   private createPod(namespace: string, pod: Pod): Response {
     const name = `${pod.metadata?.generateName ?? ""}${(this.nextPod++).toString(36).padStart(5, "0")}`;
     const stored: Pod = {
       ...pod,
-      metadata: { ...pod.metadata, name, namespace, uid: `uid-${name}`, creationTimestamp: new Date().toISOString().replace(/\.\d{3}Z$/, "Z") },
+      metadata: {
+        ...pod.metadata,
+        name,
+        namespace,
+        uid: `uid-${name}`,
+        resourceVersion: this.nextPodResourceVersion(),
+        creationTimestamp: new Date().toISOString().replace(/\.\d{3}Z$/, "Z"),
+      },
     };
     const key = `${namespace}/${name}`;
     this.storedPods.set(key, stored);
@@ -80,6 +103,11 @@ export class FakeReplicaSetApi {
     return json(200, stored);
   }
 
+  /** The resourceVersion the Pod watchers will see this write at: writes held back take theirs when released. */
+  private nextPodResourceVersion(): string {
+    return String(Number(this.pods.currentResourceVersion) + this.heldBack.length + 1);
+  }
+
   private deliver(event: () => void): void {
     if (this.lagPodEvents) this.heldBack.push(event);
     else event();
@@ -92,4 +120,9 @@ function json(code: number, body: unknown): Response {
 
 function status(code: number, reason: string): Response {
   return json(code, { kind: "Status", apiVersion: "v1", status: "Failure", reason, code, message: reason });
+}
+
+/** The status as JSON with its fields in a fixed order, to tell whether a write changes anything. */
+function canonical(value: object | undefined): string {
+  return JSON.stringify(Object.entries(value ?? {}).sort(([a], [b]) => a.localeCompare(b)));
 }
