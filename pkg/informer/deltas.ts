@@ -1,9 +1,6 @@
-// The vocabulary of the delta queue: what happened to an object, and the tombstone left
-// when a relist finds an object gone without the watch having reported its deletion.
+// The vocabulary of the informer's queue: what happened to the collection, and the tombstone
+// left when a relist finds an object gone without the watch having reported its deletion.
 import type { KubeObject } from "../kube/objects.ts";
-
-/** Added/Updated/Deleted come from watch events, Replaced from a (re)list, Sync from a resync. */
-export type DeltaType = "Added" | "Updated" | "Deleted" | "Replaced" | "Sync";
 
 /** An object whose deletion was inferred, not observed: `obj` is its last known, possibly stale, state. */
 export class DeletedFinalStateUnknown<T extends KubeObject = KubeObject> {
@@ -13,9 +10,19 @@ export class DeletedFinalStateUnknown<T extends KubeObject = KubeObject> {
   ) {}
 }
 
+/**
+ * One change, queued in the order the reflector saw it (client-go's Delta with InOrderInformers
+ * and AtomicFIFO): a watch event, a whole (re)list, a resync of everything cached, or a bookmark.
+ */
 export type Delta<T extends KubeObject = KubeObject> =
+  | { type: "Added" | "Updated"; object: T }
   | { type: "Deleted"; object: T | DeletedFinalStateUnknown<T> }
-  | { type: Exclude<DeltaType, "Deleted">; object: T };
+  /** The collection is exactly `objects` as of `resourceVersion`: applied to the cache as one step. */
+  | { type: "ReplacedAll"; objects: readonly T[]; resourceVersion: string }
+  /** Every cached object is handed again to the handlers whose resync is due. */
+  | { type: "SyncAll" }
+  /** The collection reached `resourceVersion` with no change to the objects watched. */
+  | { type: "Bookmark"; resourceVersion: string };
 
 /** The object an onDelete handler got, unwrapped from its tombstone if it has one. */
 export function finalStateOf<T extends KubeObject>(deleted: T | DeletedFinalStateUnknown<T>): T {

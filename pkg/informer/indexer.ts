@@ -1,5 +1,6 @@
 // The informer's cache: objects by key, plus secondary indices (client-go's Indexer over a
 // threadSafeMap). Indexers name the index functions; indices hold, per index, value → keys.
+import { TimeSlicer } from "../eventloop/time-slicer.ts";
 import type { KubeObject } from "../kube/objects.ts";
 import { DeletedFinalStateUnknown } from "./deltas.ts";
 import { metaNamespaceKeyFunc } from "./keys.ts";
@@ -11,11 +12,14 @@ export type Indexers<T> = Record<string, IndexFunc<T>>;
 /** No index values: an object not cached before, or no longer. */
 const noValues: readonly (readonly string[])[] = [];
 
+/** Told about an object left out of a replace because an index function threw for it. */
+export type IndexFailure<T> = (key: string, obj: T, err: unknown) => void;
+
 export class Indexer<T extends KubeObject = KubeObject> implements Store<T> {
-  private readonly items = new Map<string, T>();
+  private items = new Map<string, T>();
   private readonly indexers = new Map<string, IndexFunc<T>>();
   /** index name → indexed value → keys of the objects filed under it. */
-  private readonly indices = new Map<string, Map<string, Set<string>>>();
+  private indices = new Map<string, Map<string, Set<string>>>();
   /** The resourceVersion of the last change applied: a written object's, a list's, a bookmark's. */
   private storeResourceVersion = "";
 
@@ -37,7 +41,7 @@ export class Indexer<T extends KubeObject = KubeObject> implements Store<T> {
     // Index values are computed before anything changes, so an index function that throws leaves the store intact.
     const newValues = this.indexValues(obj);
     const old = this.items.get(key);
-    this.reindex(key, old === undefined ? noValues : this.indexValues(old), newValues);
+    reindexInto(this.indices, key, old === undefined ? noValues : this.indexValues(old), newValues);
     this.items.set(key, obj);
     this.advanceTo(obj);
   }
@@ -48,18 +52,45 @@ export class Indexer<T extends KubeObject = KubeObject> implements Store<T> {
     const key = tombstone ? obj.key : metaNamespaceKeyFunc(obj);
     const old = this.items.get(key);
     if (old !== undefined) {
-      this.reindex(key, this.indexValues(old), noValues);
+      reindexInto(this.indices, key, this.indexValues(old), noValues);
       this.items.delete(key);
     }
     if (!tombstone) this.advanceTo(obj);
   }
 
-  /** Swaps the whole content for `items`, which are the collection as of `resourceVersion`. */
-  replace(items: readonly T[], resourceVersion: string): void {
-    const keyed = items.map((obj) => [metaNamespaceKeyFunc(obj), obj] as const);
-    this.items.clear();
-    for (const index of this.indices.values()) index.clear();
-    for (const [key, obj] of keyed) this.putByKey(key, obj);
+  /** Swaps the whole content for `items`, which are the collection as of `resourceVersion` (see replaceByKey). */
+  replace(items: readonly T[], resourceVersion: string): Promise<void> {
+    return this.replaceByKey(
+      items.map((obj) => [metaNamespaceKeyFunc(obj), obj] as const),
+      resourceVersion,
+    );
+  }
+
+  /**
+   * Swaps the whole content for `entries` (each object under its key) in one step: the new
+   * content and its indices are built aside, in time slices so timers run meanwhile, and then
+   * put in place at once, so a reader sees either the old content or the new, never a mix.
+   * An object an index function throws for is left out and reported to `onIndexFailure`.
+   */
+  async replaceByKey(entries: readonly (readonly [string, T])[], resourceVersion: string, onIndexFailure?: IndexFailure<T>): Promise<void> {
+    const slicer = new TimeSlicer({ callsPerCheck: 32 });
+    const items = new Map<string, T>();
+    const indices = new Map<string, Map<string, Set<string>>>([...this.indices.keys()].map((name) => [name, new Map()]));
+    for (const [key, obj] of entries) {
+      if (slicer.due()) await slicer.yield();
+      let values: string[][];
+      try {
+        values = this.indexValues(obj);
+      } catch (err) {
+        onIndexFailure?.(key, obj, err);
+        continue;
+      }
+      const previous = items.get(key);
+      reindexInto(indices, key, previous === undefined ? noValues : this.indexValues(previous), values);
+      items.set(key, obj);
+    }
+    this.items = items;
+    this.indices = indices;
     this.storeResourceVersion = resourceVersion;
   }
 
@@ -146,15 +177,6 @@ export class Indexer<T extends KubeObject = KubeObject> implements Store<T> {
     return values;
   }
 
-  /** Moves `key` from the old index values to the new ones (both in the order of `indices`). */
-  private reindex(key: string, oldValues: readonly (readonly string[])[], newValues: readonly (readonly string[])[]): void {
-    let i = 0;
-    for (const index of this.indices.values()) {
-      moveKey(index, key, oldValues[i] ?? [], newValues[i] ?? []);
-      i++;
-    }
-  }
-
   private advanceTo(obj: T): void {
     const resourceVersion = obj.metadata?.resourceVersion;
     if (resourceVersion) this.storeResourceVersion = resourceVersion;
@@ -173,6 +195,20 @@ export class Indexer<T extends KubeObject = KubeObject> implements Store<T> {
     const index = this.indices.get(indexName);
     if (!index) throw new Error(`index with name "${indexName}" does not exist`);
     return index;
+  }
+}
+
+/** Moves `key` from the old index values to the new ones (both in the order of `indices`). */
+function reindexInto(
+  indices: Map<string, Map<string, Set<string>>>,
+  key: string,
+  oldValues: readonly (readonly string[])[],
+  newValues: readonly (readonly string[])[],
+): void {
+  let i = 0;
+  for (const index of indices.values()) {
+    moveKey(index, key, oldValues[i] ?? [], newValues[i] ?? []);
+    i++;
   }
 }
 

@@ -275,7 +275,12 @@ export class Reflector<T extends KubeObject = KubeObject> {
     if (event.type === "ERROR") throw ApiError.fromStatus(event.object, "WATCH", this.name);
     this.expiredInARow = 0;
     const obj = event.object;
-    if (event.type === "BOOKMARK") return this.advance(obj.metadata?.resourceVersion);
+    if (event.type === "BOOKMARK") {
+      const resourceVersion = obj.metadata?.resourceVersion;
+      // The store hears of it too, in order with the events: its resourceVersion moves on with the collection's.
+      if (resourceVersion) this.store.bookmark(resourceVersion);
+      return this.advance(resourceVersion);
+    }
     if (!obj?.metadata?.name) {
       this.logger.warn({ type: event.type }, "skipping watch event without an object name");
       return;

@@ -235,6 +235,55 @@ describe("SharedIndexInformer", () => {
     await stop();
   });
 
+  test("a relist reaches the cache in one step, before any handler hears of it, and the cache is then as of the list's resourceVersion", async () => {
+    const names = Array.from({ length: 2000 }, (_, i) => `ns/cm-${String(i).padStart(4, "0")}`);
+    const [first, gone, last] = [names[0], names[1000], names[1999]] as [string, string, string];
+    // An index function slow enough that applying the list takes several time slices.
+    const spin = () => {
+      const until = performance.now() + 0.02;
+      while (performance.now() < until);
+    };
+    const { clock, lw, informer, run, stop } = setup(
+      names.map((key) => obj(key)),
+      { indexers: { byName: (o) => (spin(), [o.metadata?.name ?? ""]) } },
+    );
+    const cache = informer.getIndexer();
+    const seen: string[] = [];
+    const look = (event: string) =>
+      void seen.push(`${event}: last@${cache.getByKey(last)?.metadata?.resourceVersion} gone=${cache.getByKey(gone) === undefined} cache@${cache.lastStoreSyncResourceVersion()}`);
+    informer.addEventHandler({
+      onUpdate: (_old, cur) => look(`update ${cur.metadata?.name}`),
+      onDelete: (o) => look(`delete ${finalStateOf(o).metadata?.name}`),
+    });
+    run();
+    await eventually(() => informer.hasSynced() && lw.openWatches === 1, "synced and watching", 30_000);
+    await clock.advance(5_000);
+    // Changes the watch never reports: only the relist after the 410 finds them.
+    lw.endStreams();
+    lw.update(obj(first, { labels: { v: "2" } }));
+    const lastUpdated = lw.update(obj(last, { labels: { v: "2" } }));
+    lw.deleteSilently(gone);
+    lw.compact();
+    await eventually(() => seen.length === 3, "the relist's three changes handled", 30_000);
+    const after = `last@${lastUpdated.metadata?.resourceVersion} gone=true cache@${lw.currentResourceVersion}`;
+    expect(seen).toEqual([`delete cm-1000: ${after}`, `update cm-0000: ${after}`, `update cm-1999: ${after}`]);
+    await stop();
+  }, 30_000);
+
+  test("a bookmark moves the cache's resourceVersion on, in order with the events", async () => {
+    const { lw, informer, run, stop } = setup();
+    run();
+    await eventually(() => informer.hasSynced() && lw.openWatches === 1, "synced and watching");
+    lw.create(obj("ns/c"));
+    // Changes outside the informer's view move the collection's resourceVersion without an event.
+    lw.deleteSilently("ns/c");
+    lw.sendBookmark();
+    await eventually(() => informer.lastSyncResourceVersion === lw.currentResourceVersion, "bookmark seen");
+    await eventually(() => informer.getIndexer().lastStoreSyncResourceVersion() === lw.currentResourceVersion, "bookmark applied to the cache");
+    expect(informer.getIndexer().getByKey("ns/c")).toBeDefined();
+    await stop();
+  });
+
   test("objects are cached without managedFields by default, or through a custom transform", async () => {
     const fat = obj("ns/a", { managedFields: [{ manager: "kubectl" }] });
     const plain = setup([fat]);

@@ -1,20 +1,20 @@
-// client-go's SharedIndexInformer: the pipeline reflector → delta queue → indexer → handlers,
-// shared by every handler interested in one collection.
+// client-go's SharedIndexInformer: the pipeline reflector → queue → indexer → handlers, shared
+// by every handler interested in one collection.
 //
-//   Reflector ──add/update/delete/replace──▶ DeltaFIFO ──pop──▶ handleDeltas ──▶ Indexer (the cache)
-//                                              ▲ resync                      └──▶ ProcessorListener per handler
+//   Reflector ──add/update/delete/replace/bookmark──▶ RealFIFO ──pop──▶ handleDelta ──▶ Indexer (the cache)
+//                                                       ▲ resync                    └──▶ ProcessorListener per handler
 import { type Clock, type Timer, realClock } from "../clock/clock.ts";
 import { TimeSlicer } from "../eventloop/time-slicer.ts";
 import type { ListerWatcher } from "../kube/list-watch.ts";
 import type { KubeObject } from "../kube/objects.ts";
 import { type Logger, silentLogger } from "../log/logger.ts";
-import { DeltaFIFO } from "./delta-fifo.ts";
-import type { DeletedFinalStateUnknown, Delta } from "./deltas.ts";
+import { DeletedFinalStateUnknown, type Delta } from "./deltas.ts";
 import { type ResourceEventHandler, isResync } from "./event-handler.ts";
 import { namespaceIndex, namespaceIndexName } from "./index-funcs.ts";
 import { Indexer, type Indexers } from "./indexer.ts";
-import { deletionHandlingKeyFunc } from "./keys.ts";
+import { deletionHandlingKeyFunc, metaNamespaceKeyFunc } from "./keys.ts";
 import { type Notification, ProcessorListener } from "./processor-listener.ts";
+import { RealFIFO } from "./real-fifo.ts";
 import { Reflector, type ReflectorCounters, type ReflectorOptions } from "./reflector.ts";
 import type { Store } from "./store.ts";
 import { dropManagedFields } from "./transform.ts";
@@ -72,7 +72,7 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
   private readonly defaultResyncMs: number;
   private readonly onHandlerError: SharedIndexInformerOptions<T>["onHandlerError"];
   private readonly indexer: Indexer<T>;
-  private readonly queue: DeltaFIFO<T>;
+  private readonly queue: RealFIFO<T>;
   private readonly reflector: Reflector<T>;
   private readonly listeners = new Set<ProcessorListener<T>>();
   /** Listeners whose resync was due at the last resync check: unchanged-object updates go only to them. */
@@ -89,7 +89,7 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     this.defaultResyncMs = options.defaultResyncMs ?? 0;
     this.onHandlerError = options.onHandlerError;
     this.indexer = new Indexer<T>(options.indexers ?? { [namespaceIndexName]: namespaceIndex });
-    this.queue = new DeltaFIFO<T>({ knownObjects: this.indexer, transform: options.transform ?? dropManagedFields });
+    this.queue = new RealFIFO<T>({ transform: options.transform ?? dropManagedFields });
     this.reflector = new Reflector<T>(listerWatcher, this.queue, {
       ...options.reflector,
       name: this.name,
@@ -191,38 +191,87 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
   }
 
   private async processLoop(signal: AbortSignal): Promise<void> {
-    // Popping a ready key never waits on a timer: a full queue would hold up the event loop without the slices.
+    // Popping a ready entry never waits on a timer: a full queue would hold up the event loop without the slices.
     const slicer = new TimeSlicer({ callsPerCheck: 32 });
-    const handle = (deltas: Delta<T>[], isInInitialList: boolean, key: string) => this.handleDeltas(deltas, isInInitialList, key);
+    const handle = (delta: Delta<T>, isInInitialList: boolean) => this.handleDelta(delta, isInInitialList);
     while (await this.queue.pop(handle, signal)) {
-      // The keys already queued (a whole list, after a replace) are taken without an await each.
-      do {
-        if (slicer.due()) await slicer.yield();
-      } while (!signal.aborted && this.queue.popReady(handle));
+      if (slicer.due()) await slicer.yield();
     }
   }
 
-  /** Brings the cache up to date with one key's deltas and tells the handlers, in order. */
-  private handleDeltas(deltas: Delta<T>[], isInInitialList: boolean, key: string): void {
-    for (const delta of deltas) {
-      try {
-        if (delta.type === "Deleted") {
-          this.indexer.delete(delta.object);
-          this.distribute({ type: "delete", obj: delta.object }, false);
-          continue;
+  /** Brings the cache up to date with one change, then tells the handlers. */
+  private handleDelta(delta: Delta<T>, isInInitialList: boolean): void | Promise<void> {
+    switch (delta.type) {
+      case "ReplacedAll":
+        return this.replaceAll(delta.objects, delta.resourceVersion, isInInitialList);
+      case "SyncAll":
+        for (const obj of this.indexer.list()) this.distribute({ type: "update", oldObj: obj, newObj: obj }, true);
+        return;
+      case "Bookmark":
+        this.indexer.bookmark(delta.resourceVersion);
+        return;
+      case "Deleted":
+        this.indexer.delete(delta.object);
+        this.distribute({ type: "delete", obj: delta.object }, false);
+        return;
+      default:
+        try {
+          const obj = delta.object;
+          const key = metaNamespaceKeyFunc(obj);
+          const old = this.indexer.getByKey(key);
+          this.indexer.putByKey(key, obj);
+          this.distributeChange(old, obj, isInInitialList);
+        } catch (err) {
+          this.logger.error({ err, key: keyForLogs(delta.object), delta: delta.type }, "failed to apply a change to the cache");
         }
-        const obj = delta.object;
-        const old = this.indexer.getByKey(key);
-        this.indexer.putByKey(key, obj);
-        if (old === undefined) {
-          this.distribute({ type: "add", obj, isInInitialList }, false);
-        } else {
-          this.distribute({ type: "update", oldObj: old, newObj: obj }, isResync(old, obj));
-        }
-      } catch (err) {
-        this.logger.error({ err, key: keyForLogs(delta.object), delta: delta.type }, "failed to apply a delta to the cache");
-      }
     }
+  }
+
+  /**
+   * Applies a (re)list as client-go does with AtomicFIFO: the cache takes the whole list in one
+   * step, and only then do the handlers hear of it — first a tombstone for every cached object
+   * the list no longer has, then an add or update for each listed object, in list order. So no
+   * handler, and no reader of the cache, ever sees half of a relist.
+   */
+  private async replaceAll(objects: readonly T[], resourceVersion: string, isInInitialList: boolean): Promise<void> {
+    const slicer = new TimeSlicer({ callsPerCheck: 32 });
+    const entries: (readonly [string, T])[] = [];
+    const previous: (T | undefined)[] = [];
+    const listed = new Set<string>();
+    for (const obj of objects) {
+      if (slicer.due()) await slicer.yield();
+      let key: string;
+      try {
+        key = metaNamespaceKeyFunc(obj);
+      } catch (err) {
+        this.logger.error({ err }, "listed object without a name left out of the cache");
+        continue;
+      }
+      entries.push([key, obj]);
+      previous.push(this.indexer.getByKey(key));
+      listed.add(key);
+    }
+    const tombstones: DeletedFinalStateUnknown<T>[] = [];
+    for (const key of this.indexer.listKeys()) {
+      if (listed.has(key)) continue;
+      const gone = this.indexer.getByKey(key);
+      if (gone !== undefined) tombstones.push(new DeletedFinalStateUnknown(key, gone));
+    }
+    const leftOut = new Set<string>();
+    await this.indexer.replaceByKey(entries, resourceVersion, (key, _obj, err) => {
+      leftOut.add(key);
+      this.logger.error({ err, key }, "failed to apply a listed object to the cache");
+    });
+    for (const tombstone of tombstones) this.distribute({ type: "delete", obj: tombstone }, false);
+    entries.forEach(([key, obj], i) => {
+      if (!leftOut.has(key)) this.distributeChange(previous[i], obj, isInInitialList);
+    });
+  }
+
+  /** An add when the key was not cached, else an update, which only handlers due a resync hear when nothing changed. */
+  private distributeChange(old: T | undefined, obj: T, isInInitialList: boolean): void {
+    if (old === undefined) this.distribute({ type: "add", obj, isInInitialList }, false);
+    else this.distribute({ type: "update", oldObj: old, newObj: obj }, isResync(old, obj));
   }
 
   /** Resync-like updates (same resourceVersion) go only to handlers whose resync is due. */

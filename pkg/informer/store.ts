@@ -10,6 +10,8 @@ export interface ReflectorStore<T extends KubeObject> {
   delete(obj: T | DeletedFinalStateUnknown<T>): void;
   /** Makes the store hold exactly `items`, as of `resourceVersion`; a big list may be taken in slices (a promise). */
   replace(items: readonly T[], resourceVersion: string): void | Promise<void>;
+  /** The collection reached `resourceVersion` (a watch bookmark) with no change to the objects. */
+  bookmark(resourceVersion: string): void;
 }
 
 /** A keyed object cache. Objects are shared: never mutate one you got from it. */

@@ -1,0 +1,127 @@
+import { describe, expect, test } from "bun:test";
+import type { KubeObject } from "../kube/objects.ts";
+import { obj } from "../../test/support/objects.ts";
+import { type Delta, DeletedFinalStateUnknown } from "./deltas.ts";
+import { RealFIFO } from "./real-fifo.ts";
+
+const v = (key: string, rv: string) => obj(key, { resourceVersion: rv });
+
+function showObject(o: KubeObject | DeletedFinalStateUnknown): string {
+  return o instanceof DeletedFinalStateUnknown ? `tombstone(${o.key})` : `${o.metadata?.name}@${o.metadata?.resourceVersion}`;
+}
+
+function show(d: Delta): string {
+  switch (d.type) {
+    case "ReplacedAll":
+      return `ReplacedAll[${d.objects.map(showObject).join(",")}]@${d.resourceVersion}`;
+    case "SyncAll":
+      return "SyncAll";
+    case "Bookmark":
+      return `Bookmark@${d.resourceVersion}`;
+    default:
+      return `${d.type}:${showObject(d.object)}`;
+  }
+}
+
+/** Pops one entry; returns it as a short string and the initial-list flag. */
+async function popOne(fifo: RealFIFO) {
+  let popped: { delta: string; isInInitialList: boolean } | undefined;
+  await fifo.pop((delta, isInInitialList) => {
+    popped = { delta: show(delta), isInInitialList };
+  });
+  if (!popped) throw new Error("nothing popped");
+  return popped;
+}
+
+async function drain(fifo: RealFIFO): Promise<string[]> {
+  const seen: string[] = [];
+  while (fifo.length > 0) seen.push((await popOne(fifo)).delta);
+  return seen;
+}
+
+describe("RealFIFO", () => {
+  test("every change comes out on its own, in the order it happened, whatever its key", async () => {
+    const fifo = new RealFIFO();
+    fifo.add(v("ns/a", "1"));
+    fifo.update(v("ns/b", "2"));
+    fifo.update(v("ns/a", "3"));
+    fifo.delete(v("ns/a", "4"));
+    fifo.delete(v("ns/a", "5"));
+    expect(await drain(fifo)).toEqual(["Added:a@1", "Updated:b@2", "Updated:a@3", "Deleted:a@4", "Deleted:a@5"]);
+  });
+
+  test("a replace, a resync and a bookmark are one entry each, in line with the events around them", async () => {
+    const fifo = new RealFIFO();
+    fifo.add(v("ns/a", "1"));
+    await fifo.replace([v("ns/a", "1"), v("ns/b", "2")], "7");
+    fifo.update(v("ns/b", "8"));
+    fifo.resync();
+    fifo.bookmark("9");
+    expect(fifo.length).toBe(5);
+    expect(await drain(fifo)).toEqual(["Added:a@1", "ReplacedAll[a@1,b@2]@7", "Updated:b@8", "SyncAll", "Bookmark@9"]);
+  });
+
+  test("hasSynced once the first replace, and everything queued before it, has been processed", async () => {
+    const fifo = new RealFIFO();
+    expect(fifo.hasSynced()).toBe(false);
+    fifo.add(v("ns/early", "1"));
+    await fifo.replace([v("ns/a", "2")], "2");
+    fifo.add(v("ns/late", "3"));
+    expect(await popOne(fifo)).toEqual({ delta: "Added:early@1", isInInitialList: true });
+    expect(fifo.hasSynced()).toBe(false);
+    let syncedDuringProcess = true;
+    await fifo.pop(() => {
+      syncedDuringProcess = fifo.hasSynced();
+    });
+    expect(syncedDuringProcess).toBe(false);
+    expect(fifo.hasSynced()).toBe(true);
+    expect(await popOne(fifo)).toEqual({ delta: "Added:late@3", isInInitialList: false });
+    await fifo.replace([], "4");
+    expect(await popOne(fifo)).toEqual({ delta: "ReplacedAll[]@4", isInInitialList: false });
+  });
+
+  test("transform applies to incoming objects, listed ones included, and not to tombstones", async () => {
+    let calls = 0;
+    const fifo = new RealFIFO({
+      transform: (o) => {
+        calls++;
+        return { ...o, metadata: { ...o.metadata, resourceVersion: `t${o.metadata?.resourceVersion}` } };
+      },
+    });
+    fifo.add(v("ns/new", "1"));
+    await fifo.replace([v("ns/listed", "2")], "2");
+    fifo.delete(v("ns/observed", "3"));
+    fifo.delete(new DeletedFinalStateUnknown("ns/gone", v("ns/gone", "0")));
+    expect(calls).toBe(3);
+    expect(await drain(fifo)).toEqual(["Added:new@t1", "ReplacedAll[listed@t2]@2", "Deleted:observed@t3", "Deleted:tombstone(ns/gone)"]);
+  });
+
+  test("pop waits for an entry, and resolves false when its signal aborts", async () => {
+    const fifo = new RealFIFO();
+    const seen: string[] = [];
+    const popping = fifo.pop((delta) => void seen.push(show(delta)));
+    await Promise.resolve();
+    expect(seen).toEqual([]);
+    fifo.add(v("ns/a", "1"));
+    expect(await popping).toBe(true);
+    expect(seen).toEqual(["Added:a@1"]);
+
+    const controller = new AbortController();
+    const waiting = fifo.pop(() => {
+      throw new Error("must not process");
+    }, controller.signal);
+    controller.abort();
+    expect(await waiting).toBe(false);
+  });
+
+  test("a big list is transformed in time slices: a timer due meanwhile fires before it is queued", async () => {
+    let transformed = 0;
+    const fifo = new RealFIFO({ transform: (o) => (transformed++, { ...o, metadata: { ...o.metadata, labels: { copied: "yes" } } }) });
+    const list = Array.from({ length: 100_000 }, (_, i) => v(`ns/o-${i}`, "1"));
+    let transformedWhenTimerFired: number | undefined;
+    setTimeout(() => (transformedWhenTimerFired = transformed), 0);
+    await fifo.replace(list, "1");
+    expect(transformedWhenTimerFired).toBeLessThan(list.length);
+    expect(fifo.length).toBe(1);
+  });
+});
