@@ -6,12 +6,16 @@
 // passes is reported as flaky, with its first failure, and does not fail the run (a real control
 // plane on two shared cores has timing no test can rule out; a broken behaviour fails twice). CI
 // logs often keep only their end, so every failure and flake is printed again after the summary,
-// and the last line is "N passed, N failed" (", N flaky" when any were).
-//   bun test/run-test-files.ts [--jobs N] [file ...]
+// and the last line is "N passed, N failed" (", N flaky" when any were). `--skew VERSION` also runs
+// the version-skew subset (the files kube-controller-manager's skew rules put at risk: informers,
+// the ReplicaSet controller, the garbage collector, leader election) against the API server of
+// another supported release, as extra jobs in the same lanes.
+//   bun test/run-test-files.ts [--jobs N] [--skew VERSION] [file ...]
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { selectKubernetesVersion } from "./controlplane/binaries.ts";
 
 const repoRoot = resolve(import.meta.dir, "..");
 const durationsFile = join(repoRoot, ".cache", "test-durations.json");
@@ -20,7 +24,12 @@ const PER_TEST_TIMEOUT_MS = 600_000;
 interface Job {
   name: string;
   files: string[];
+  /** The Kubernetes release of the job's control plane when it is not the default one. */
+  kubeVersion?: string;
 }
+
+/** Test files, by prefix, that run again against each --skew release. */
+const SKEW_SUBSET = ["test/integration/informer-", "test/integration/leader-election.test.ts", "test/replicaset/", "test/garbagecollector/"];
 
 interface JobResult {
   passed: number;
@@ -32,7 +41,11 @@ interface JobResult {
   flakes?: string;
 }
 
-const { values, positionals } = parseArgs({ args: process.argv.slice(2), allowPositionals: true, options: { jobs: { type: "string" } } });
+const { values, positionals } = parseArgs({
+  args: process.argv.slice(2),
+  allowPositionals: true,
+  options: { jobs: { type: "string" }, skew: { type: "string", multiple: true } },
+});
 const lanes = values.jobs === undefined ? Math.max(2, availableParallelism()) : Number(values.jobs);
 if (!Number.isInteger(lanes) || lanes < 1) {
   console.error(`--jobs must be a whole number of at least 1, not "${values.jobs}"`);
@@ -40,7 +53,8 @@ if (!Number.isInteger(lanes) || lanes < 1) {
 }
 
 const files = positionals.length > 0 ? positionals.map((file) => relative(repoRoot, resolve(file))) : await allTestFiles();
-const jobs = longestFirst(groupIntoJobs(files), readDurations());
+const skewVersions = (values.skew ?? []).map(selectKubernetesVersion);
+const jobs = longestFirst([...groupIntoJobs(files), ...skewVersions.flatMap((version) => skewJobs(files, version))], readDurations());
 const jobCount = jobs.length;
 const started = performance.now();
 const results = new Map<string, JobResult>();
@@ -73,6 +87,11 @@ function groupIntoJobs(testFiles: string[]): Job[] {
   return [...(unit.length > 0 ? [{ name: "unit tests", files: unit }] : []), ...integration.map((file) => ({ name: file, files: [file] }))];
 }
 
+function skewJobs(testFiles: string[], kubeVersion: string): Job[] {
+  const subset = testFiles.filter((file) => SKEW_SUBSET.some((prefix) => file.startsWith(prefix)));
+  return subset.map((file) => ({ name: `${file} against ${kubeVersion}`, files: [file], kubeVersion }));
+}
+
 function longestFirst(all: Job[], durations: Record<string, number>): Job[] {
   const weight = (job: Job) => durations[job.name] ?? job.files.reduce((sum, file) => sum + statSync(join(repoRoot, file)).size / 1000, 0);
   return [...all].sort((a, b) => weight(b) - weight(a));
@@ -99,6 +118,7 @@ async function runJob(job: Job): Promise<JobResult> {
   const started = performance.now();
   const bun = Bun.spawn([process.execPath, "test", "--timeout", String(PER_TEST_TIMEOUT_MS), ...job.files.map((file) => `./${file}`)], {
     cwd: repoRoot,
+    env: job.kubeVersion ? { ...process.env, KUBE_VERSION: job.kubeVersion } : process.env,
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",

@@ -17,7 +17,12 @@ if [ ! -x node_modules/.bin/bun ] || [ package-lock.json -nt node_modules/.packa
 fi
 
 # Go compiles on the CPU while apt-get mostly downloads: side by side they take the time of the builds alone.
-./node_modules/.bin/bun test/controlplane/build.ts --with-local-cluster &
+# KUBE_VERSION picks the release (default the newest); SKEW_VERSION adds another release's API server.
+build_all() {
+  ./node_modules/.bin/bun test/controlplane/build.ts --with-local-cluster || return 1
+  [ -z "${SKEW_VERSION:-}" ] || KUBE_VERSION="$SKEW_VERSION" ./node_modules/.bin/bun test/controlplane/build.ts
+}
+build_all &
 build_pid=$!
 trap 'kill "$build_pid" 2>/dev/null || true' EXIT
 
