@@ -23,7 +23,7 @@ import { abortedSignal, drain, type ExitReason, type RunControllers } from "./ru
 const leaderElectionHealthToleranceMs = 20_000;
 
 export interface LeadershipOptions {
-  options: Pick<Options, "leaderElection" | "connection" | "shutdownGracePeriodMs">;
+  options: Pick<Options, "leaderElection" | "connection" | "controllerShutdownTimeoutMs">;
   client: KubeClient;
   identity: string;
   informers: SharedInformerFactory;
@@ -92,7 +92,7 @@ export class Leadership {
     }
     // Finish in-flight work while still holding the lease, then hand it over.
     this.gracefulStop.abort();
-    await drain(this.controllersFinished, this.hardAbort, this.setup.options.shutdownGracePeriodMs, this.setup.logger);
+    await drain(this.controllersFinished, this.hardAbort, this.setup.options.controllerShutdownTimeoutMs, this.setup.logger);
     this.electorStop.abort();
     await electorDone;
     return "terminated";

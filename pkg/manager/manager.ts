@@ -169,7 +169,7 @@ export class Manager {
     });
 
     const run = (stop: AbortSignal, abort: AbortSignal) => controllers.run(stop, abort);
-    if (!leadership) return runUntilTerminated(run, terminate, options.shutdownGracePeriodMs, logger);
+    if (!leadership) return runUntilTerminated(run, terminate, options.controllerShutdownTimeoutMs, logger);
     return leadership.run(run, terminate);
   }
 

@@ -17,6 +17,7 @@ export async function runCommand(argv: readonly string[], controllers: readonly 
     return outcome.code;
   }
   const { options } = outcome;
+  for (const warning of outcome.warnings) process.stderr.write(`${warning}\n`);
   const logger = createLogger(options.logging);
   logger.info({ version, controllers: options.enabledControllers }, "starting kube-loom");
 

@@ -31,8 +31,14 @@ export const configFileFlag = generic.string("config", "",
 export const minResyncPeriodFlag = generic.duration("min-resync-period", 12 * HOUR,
   "Informers replay their whole cache to the controllers after a random time between this and twice this.", { min: 0 });
 
+export const controllerShutdownTimeoutFlag = generic.duration("controller-shutdown-timeout", 10 * SECOND,
+  "How long the controllers may take to stop after SIGTERM or SIGINT (in-flight reconciles finish, nothing new starts) before their work is abandoned and the process exits. 0: wait as long as they take.", { min: 0 });
+
+// kube-loom's name for the same setting before kube-controller-manager 1.35 named it; its 0 keeps
+// the meaning it had (abandon in-flight work at once).
 export const shutdownGracePeriodFlag = generic.duration("shutdown-grace-period", 30 * SECOND,
-  "How long to let controllers finish in-flight work after SIGTERM or SIGINT before exiting anyway.", { min: 0 });
+  "How long to let controllers finish in-flight work after SIGTERM or SIGINT before exiting anyway.",
+  { min: 0, deprecated: "use --controller-shutdown-timeout (default 10s; there 0 means no limit)" });
 
 export const apiserverWaitTimeoutFlag = generic.duration("apiserver-wait-timeout", 60 * SECOND,
   "How long start-up waits for the API server's /healthz to report ok before giving up.", { min: 0 });
@@ -87,6 +93,7 @@ export const versionFlag = globals.bool("version", false, "Print the version and
 export const coreFlags: readonly FlagDefinition[] = [
   configFileFlag,
   minResyncPeriodFlag,
+  controllerShutdownTimeoutFlag,
   shutdownGracePeriodFlag,
   apiserverWaitTimeoutFlag,
   useServiceAccountCredentialsFlag,

@@ -6,6 +6,7 @@ import {
   enumFlag,
   floatFlag,
   intFlag,
+  intListFlag,
   ipFlag,
   stringFlag,
   stringListFlag,
@@ -23,6 +24,7 @@ const address = ipFlag({ name: "address", group, help: "", default: "0.0.0.0" })
 const format = enumFlag({ name: "format", group, help: "Output format.", choices: ["json", "text"], default: "json" });
 const period = durationFlag({ name: "period", group, help: "", default: 15_000, min: 1000 });
 const names = stringListFlag({ name: "names", group, help: "", default: ["*"] });
+const ids = intListFlag({ name: "ids", group, help: "", default: [] });
 
 function accepts<T>(flag: FlagDefinition<T>, input: unknown): T {
   return decodeFlagValue(flag, input, `--${flag.name}`);
@@ -130,6 +132,42 @@ describe("string list", () => {
   });
 });
 
+describe("int list (pflag's int32Slice)", () => {
+  test.each<[unknown, number[]]>([
+    ["23,29", [23, 29]],
+    [" 4588 , 29 ,", [4588, 29]],
+    ["", []],
+    [[24, "25"], [24, 25]],
+  ])("accepts %p", (input, value) => {
+    expect(accepts(ids, input)).toEqual(value);
+  });
+  test.each(["X25519", "1.5", "1,,x", [1.5]])("rejects %p", (input) => {
+    expect(rejection(ids, input)).toBe(`invalid value ${JSON.stringify(input)} for --ids: expected a comma-separated list of integers`);
+  });
+  test("repeats append; --help names the type as pflag does", () => {
+    expect(ids.combine([23], [29])).toEqual([23, 29]);
+    expect(ids.typeName).toBe("int32Slice");
+  });
+});
+
+describe("values as pflag's Value.String() writes them, for /flagz", () => {
+  test.each<[FlagDefinition, unknown, string]>([
+    [workers, 5, "5"],
+    [ratio, 0.5, "0.5"],
+    [enabled, false, "false"],
+    [label, "kube-system", "kube-system"],
+    [address, "::", "::"],
+    [format, "text", "text"],
+    [period, 12 * 3_600_000, "12h0m0s"],
+    [period, 0, "0s"],
+    [names, ["*", "-network"], "[*,-network]"],
+    [names, [], "[]"],
+    [ids, [23, 29], "[23,29]"],
+  ])("--%s", (flag, value, text) => {
+    expect(flag.text(value)).toBe(text);
+  });
+});
+
 describe("help defaults follow pflag: omitted for zero values", () => {
   test.each<[FlagDefinition, string | undefined]>([
     [workers, "5"],
@@ -145,6 +183,8 @@ describe("help defaults follow pflag: omitted for zero values", () => {
     [durationFlag({ name: "hours", group, help: "", default: 12 * 3_600_000 }), "12h0m0s"],
     [names, "[*]"],
     [stringListFlag({ name: "none", group, help: "", default: [] }), undefined],
+    [ids, undefined],
+    [intListFlag({ name: "some", group, help: "", default: [1, 2] }), "[1,2]"],
   ])("--%s", (flag, helpDefault) => {
     expect(flag.helpDefault).toBe(helpDefault);
   });

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { formatGoDuration, parseGoDuration } from "./go-duration.ts";
 import { UsageError } from "./usage-error.ts";
 
-export type FlagKind = "int" | "float" | "bool" | "string" | "ip" | "enum" | "duration" | "stringList";
+export type FlagKind = "int" | "float" | "bool" | "string" | "ip" | "enum" | "duration" | "stringList" | "intList";
 
 /** What the author of a flag writes, whatever its kind. */
 export interface FlagSpec<T> {
@@ -17,6 +17,11 @@ export interface FlagSpec<T> {
   default: T;
   /** One letter for `-x`; Go convention keeps these for a few very common flags such as -v. */
   shorthand?: string;
+  /**
+   * Set on a flag kept only for old command lines: what to use instead. Such a flag still works,
+   * is left out of --help (as pflag hides deprecated flags) and earns a warning when given.
+   */
+  deprecated?: string;
 }
 
 /** Inclusive limits, except that `exclusiveMin` makes `min` itself invalid (e.g. "> 0"). */
@@ -39,6 +44,10 @@ export interface FlagDefinition<T = unknown> {
   readonly expected: string;
   /** The "(default …)" text in --help; undefined when the default is the type's zero value, as pflag omits it. */
   readonly helpDefault: string | undefined;
+  /** See FlagSpec.deprecated. */
+  readonly deprecated: string | undefined;
+  /** A value as pflag's Value.String() writes it ("10s", "[a,b]", "true"), for /flagz. */
+  text(value: T): string;
   /** Accepts a command-line string or a YAML value; outputs the typed value. */
   readonly schema: z.ZodType<T>;
   /** Folds a repeated command-line flag: lists append (like pflag's string slices), others keep the later value. */
@@ -51,6 +60,7 @@ interface KindBehaviour<T> {
   expected: string;
   helpDefault: string | undefined;
   schema: z.ZodType<T>;
+  text: (value: T) => string;
   help?: string;
   combine?: (earlier: T, later: T) => T;
 }
@@ -73,6 +83,8 @@ function defineFlag<T>(spec: FlagSpec<T>, behaviour: KindBehaviour<T>): FlagDefi
     typeName: behaviour.typeName,
     expected: behaviour.expected,
     helpDefault: behaviour.helpDefault,
+    deprecated: spec.deprecated,
+    text: behaviour.text,
     schema: behaviour.schema,
     combine: behaviour.combine ?? ((_earlier: T, later: T) => later),
   });
@@ -130,6 +142,7 @@ function numberFlag(spec: FlagSpec<number> & NumericBounds, notation: NumberNota
     expected: `${notation.noun}${describeBounds(spec, notation.show)}${notation.example}`,
     helpDefault: spec.default === 0 ? undefined : notation.show(spec.default),
     schema: notation.parse.pipe(bounded(notation.numbers, spec)),
+    text: notation.show,
   });
 }
 
@@ -158,6 +171,7 @@ export function boolFlag(spec: FlagSpec<boolean>): FlagDefinition<boolean> {
     typeName: "",
     expected: "true or false",
     helpDefault: spec.default ? "true" : undefined,
+    text: String,
     schema: z.union([
       z.boolean(),
       z
@@ -175,6 +189,7 @@ export function stringFlag(spec: FlagSpec<string>): FlagDefinition<string> {
     expected: "a string",
     helpDefault: spec.default === "" ? undefined : JSON.stringify(spec.default),
     schema: z.string(),
+    text: String,
   });
 }
 
@@ -186,6 +201,7 @@ export function ipFlag(spec: FlagSpec<string>): FlagDefinition<string> {
     expected: "an IP address such as 0.0.0.0 or ::",
     helpDefault: spec.default === "" ? undefined : spec.default,
     schema: z.union([z.ipv4(), z.ipv6()]),
+    text: String,
   });
 }
 
@@ -201,6 +217,7 @@ export function enumFlag<const Choice extends string>(
     helpDefault: JSON.stringify(spec.default),
     help: `${spec.help} One of: ${choices}.`,
     schema: z.enum(spec.choices),
+    text: String,
   });
 }
 
@@ -232,10 +249,34 @@ export function stringListFlag(spec: FlagSpec<readonly string[]>): FlagDefinitio
     kind: "stringList",
     typeName: "strings",
     expected: "a comma-separated list",
-    helpDefault: spec.default.length === 0 ? undefined : `[${spec.default.join(",")}]`,
+    helpDefault: spec.default.length === 0 ? undefined : bracketed(spec.default),
     schema: z
       .union([z.array(z.string()), z.string().transform((text) => text.split(","))])
       .transform((items) => items.map((item) => item.trim()).filter((item) => item !== "")),
+    text: bracketed,
     combine: (earlier, later) => [...earlier, ...later],
   });
+}
+
+/**
+ * Comma-separated integers on the command line (pflag's int32Slice), a list or such a string in
+ * --config. What the numbers may be is for the flag's reader to say: their meaning is its own.
+ */
+export function intListFlag(spec: FlagSpec<readonly number[]>): FlagDefinition<readonly number[]> {
+  return defineFlag(spec, {
+    kind: "intList",
+    typeName: "int32Slice",
+    expected: "a comma-separated list of integers",
+    helpDefault: spec.default.length === 0 ? undefined : bracketed(spec.default),
+    schema: z
+      .union([z.array(z.unknown()), z.string().transform((text) => text.split(",").filter((item) => item.trim() !== ""))])
+      .pipe(z.array(numberFrom(INTEGER_TEXT).pipe(z.number().int()))),
+    text: bracketed,
+    combine: (earlier, later) => [...earlier, ...later],
+  });
+}
+
+/** How pflag prints its list flags: "[a,b]", "[]" when empty. */
+function bracketed(items: readonly (string | number)[]): string {
+  return `[${items.join(",")}]`;
 }

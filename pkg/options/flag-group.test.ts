@@ -14,9 +14,10 @@ describe("flagGroup", () => {
       [tuning.string("label", "kube-system", "Help."), "string", "kube-system"],
       [tuning.ip("address", "::", "Help."), "ip", "::"],
       [tuning.stringList("names", ["*"], "Help."), "stringList", ["*"]],
+      [tuning.intList("ids", [23], "Help."), "intList", [23]],
       [tuning.enum("format", ["json", "text"], "Help."), "enum", "json"],
     ];
-    expect(flags.map(([flag]) => flag.name)).toEqual(["workers", "qps", "period", "enabled", "label", "address", "names", "format"]);
+    expect(flags.map(([flag]) => flag.name)).toEqual(["workers", "qps", "period", "enabled", "label", "address", "names", "ids", "format"]);
     for (const [flag, kind, value] of flags) {
       expect({ group: flag.group, kind: flag.kind, default: flag.default, shorthand: flag.shorthand }).toEqual({ group: "Tuning", kind, default: value, shorthand: undefined });
       expect(flag.help).toStartWith("Help.");
@@ -44,5 +45,7 @@ describe("flagGroup", () => {
     expect(tuning.duration("timeout", 30_000, "", { min: 1000 }).expected).toStartWith("a duration >= 1s");
     expect(tuning.bool("help", false, "", { shorthand: "h" }).shorthand).toBe("h");
     expect(tuning.enum("format", ["json"], "", { shorthand: "o" }).shorthand).toBe("o");
+    expect(tuning.duration("grace", 0, "", { min: 0, deprecated: "use --timeout" }).deprecated).toBe("use --timeout");
+    expect(tuning.duration("timeout", 0, "").deprecated).toBeUndefined();
   });
 });

@@ -10,6 +10,7 @@ import {
   type FlagSpec,
   floatFlag,
   intFlag,
+  intListFlag,
   ipFlag,
   type NumericBounds,
   stringFlag,
@@ -19,6 +20,8 @@ import {
 export interface FlagOptions {
   /** One letter for `-x`, see FlagSpec.shorthand. */
   shorthand?: string;
+  /** What to use instead of a flag kept for old command lines, see FlagSpec.deprecated. */
+  deprecated?: string;
 }
 
 export type NumericFlagOptions = NumericBounds & FlagOptions;
@@ -37,6 +40,7 @@ export interface FlagGroup {
   readonly string: GroupFlag<string>;
   readonly ip: GroupFlag<string>;
   readonly stringList: GroupFlag<readonly string[]>;
+  readonly intList: GroupFlag<readonly number[]>;
   /** One of `choices`, the first being the default; the value is typed as their union. */
   enum<const Choice extends string>(name: string, choices: readonly [Choice, ...Choice[]], help: string, options?: FlagOptions): FlagDefinition<Choice>;
 }
@@ -57,6 +61,7 @@ export function flagGroup(group: string): FlagGroup {
     string: bind(stringFlag),
     ip: bind(ipFlag),
     stringList: bind(stringListFlag),
+    intList: bind(intListFlag),
     enum: (name, choices, help, options) => enumFlag({ ...options, name, group, choices, default: choices[0], help }),
   };
 }

@@ -4,12 +4,20 @@ import type { FlagDefinition } from "./flag-definition.ts";
 
 export class FlagValues {
   readonly #values: ReadonlyMap<FlagDefinition, unknown>;
+  readonly #given: ReadonlySet<FlagDefinition>;
 
   /** Every flag starts at its default; each later layer (config file, then command line) overrides earlier ones. */
   constructor(flags: readonly FlagDefinition[], layers: readonly ReadonlyMap<FlagDefinition, unknown>[]) {
     const values = new Map<FlagDefinition, unknown>(flags.map((flag) => [flag, flag.default]));
-    for (const layer of layers) for (const [flag, value] of layer) values.set(flag, value);
+    const given = new Set<FlagDefinition>();
+    for (const layer of layers) {
+      for (const [flag, value] of layer) {
+        values.set(flag, value);
+        given.add(flag);
+      }
+    }
     this.#values = values;
+    this.#given = given;
   }
 
   get<T>(flag: FlagDefinition<T>): T {
@@ -18,5 +26,17 @@ export class FlagValues {
     }
     // Sound: every value was produced by this same definition's schema (or is its default).
     return this.#values.get(flag) as T;
+  }
+
+  /** Whether the command line or the --config file set the flag (to any value, its default included). */
+  isSet(flag: FlagDefinition): boolean {
+    return this.#given.has(flag);
+  }
+
+  /** Every registered flag's value as pflag would print it, by flag name: what /flagz shows. */
+  texts(): Record<string, string> {
+    const texts: Record<string, string> = {};
+    for (const [flag, value] of this.#values) texts[flag.name] = flag.text(value);
+    return texts;
   }
 }

@@ -29,3 +29,12 @@ test("sections in first-appearance order, flags sorted and aligned as pflag alig
     ].join("\n"),
   );
 });
+
+test("deprecated flags are left out, as pflag hides them", () => {
+  const help = renderHelp("demo", [
+    durationFlag({ name: "new-timeout", group: "Generic", default: 10_000, help: "How long." }),
+    durationFlag({ name: "old-timeout", group: "Generic", default: 30_000, help: "How long.", deprecated: "use --new-timeout" }),
+  ]);
+  expect(help).toContain("--new-timeout duration");
+  expect(help).not.toContain("old-timeout");
+});

@@ -3,11 +3,12 @@
 // aligns them, each with its type, its help and "(default …)" unless the default is the zero value.
 import type { FlagDefinition } from "./flag-definition.ts";
 
+/** Deprecated flags are left out, as pflag hides them. */
 export function renderHelp(programName: string, flags: readonly FlagDefinition[]): string {
   const description =
     `${programName} runs Kubernetes controllers in one process: each follows the objects it cares about through the ` +
     "API server and keeps changing the cluster until what exists matches what was asked for. One instance leads at a time.";
-  const sections = groupsInOrder(flags).map(([group, members]) => `\n${group} flags:\n\n${renderGroup(members)}`);
+  const sections = groupsInOrder(flags.filter((flag) => flag.deprecated === undefined)).map(([group, members]) => `\n${group} flags:\n\n${renderGroup(members)}`);
   return `${description}\n\nUsage:\n  ${programName} [flags]\n${sections.join("")}`;
 }
 

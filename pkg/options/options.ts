@@ -4,6 +4,7 @@ import {
   apiserverWaitTimeoutFlag,
   configFileFlag,
   contextFlag,
+  controllerShutdownTimeoutFlag,
   kubeApiBurstFlag,
   kubeApiQpsFlag,
   kubeApiTimeoutFlag,
@@ -47,7 +48,8 @@ export interface Options {
   enabledControllers: readonly string[];
   configFile: string | undefined;
   minResyncPeriodMs: number;
-  shutdownGracePeriodMs: number;
+  /** How long stopping controllers may take before their work is abandoned; undefined: no limit. */
+  controllerShutdownTimeoutMs: number | undefined;
   apiserverWaitTimeoutMs: number;
   /** Each controller acts as its own ServiceAccount (in the leader election namespace). */
   useServiceAccountCredentials: boolean;
@@ -75,7 +77,7 @@ export function readOptions(values: FlagValues, enabledControllers: readonly str
     enabledControllers,
     configFile: unlessEmpty(values.get(configFileFlag)),
     minResyncPeriodMs: values.get(minResyncPeriodFlag),
-    shutdownGracePeriodMs: values.get(shutdownGracePeriodFlag),
+    controllerShutdownTimeoutMs: controllerShutdownTimeout(values),
     apiserverWaitTimeoutMs: values.get(apiserverWaitTimeoutFlag),
     useServiceAccountCredentials: values.get(useServiceAccountCredentialsFlag),
     leaderElection,
@@ -91,4 +93,11 @@ export function readOptions(values: FlagValues, enabledControllers: readonly str
     logging: { verbosity: values.get(verbosityFlag), format: values.get(logFormatFlag) },
     values,
   };
+}
+
+/** --controller-shutdown-timeout (0: no limit), or the deprecated --shutdown-grace-period when only that was given. */
+function controllerShutdownTimeout(values: FlagValues): number | undefined {
+  if (values.isSet(shutdownGracePeriodFlag) && !values.isSet(controllerShutdownTimeoutFlag)) return values.get(shutdownGracePeriodFlag);
+  const timeoutMs = values.get(controllerShutdownTimeoutFlag);
+  return timeoutMs === 0 ? undefined : timeoutMs;
 }

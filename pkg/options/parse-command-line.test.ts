@@ -55,7 +55,7 @@ describe("defaults", () => {
     expect(options.enabledControllers).toEqual(["alpha-controller", "beta-controller"]);
     expect(options.configFile).toBeUndefined();
     expect(options.minResyncPeriodMs).toBe(12 * 3_600_000);
-    expect(options.shutdownGracePeriodMs).toBe(30_000);
+    expect(options.controllerShutdownTimeoutMs).toBe(10_000);
     expect(options.apiserverWaitTimeoutMs).toBe(60_000);
     expect(options.leaderElection).toEqual({
       enabled: true,
@@ -67,7 +67,7 @@ describe("defaults", () => {
       resourceNamespace: "kube-system",
     });
     expect(options.serving).toEqual({
-      secure: { bindAddress: "0.0.0.0", port: 10257, certKeyFiles: undefined, certDir: undefined, cipherSuites: [], minTlsVersion: undefined },
+      secure: { bindAddress: "0.0.0.0", port: 10257, certKeyFiles: undefined, certDir: undefined, cipherSuites: [], curvePreferences: [], minTlsVersion: undefined },
       insecure: { address: "127.0.0.1", port: 0 },
       authentication: { kubeconfig: undefined, tokenCacheTtlMs: 10_000, clientCaFile: undefined, skipLookup: false },
       authorization: { kubeconfig: undefined, alwaysAllowPaths: ["/healthz", "/readyz", "/livez"], authorizedTtlMs: 10_000, unauthorizedTtlMs: 10_000 },
@@ -119,13 +119,13 @@ describe("command-line forms", () => {
   });
 
   test("durations are Go duration strings, read as milliseconds", () => {
-    const options = run(["--min-resync-period=1m30s", "--shutdown-grace-period", "500ms", "--kube-api-timeout=0", "--apiserver-wait-timeout=2h"]);
+    const options = run(["--min-resync-period=1m30s", "--controller-shutdown-timeout", "500ms", "--kube-api-timeout=0", "--apiserver-wait-timeout=2h"]);
     expect(options.minResyncPeriodMs).toBe(90_000);
-    expect(options.shutdownGracePeriodMs).toBe(500);
+    expect(options.controllerShutdownTimeoutMs).toBe(500);
     expect(options.connection.requestTimeoutMs).toBe(0);
     expect(options.apiserverWaitTimeoutMs).toBe(7_200_000);
-    expect(usageError(["--shutdown-grace-period=30"])).toBe(
-      'kube-loom: invalid value "30" for --shutdown-grace-period: expected a duration >= 0s written like 15s, 1m30s, 500ms or 2h',
+    expect(usageError(["--controller-shutdown-timeout=30"])).toBe(
+      'kube-loom: invalid value "30" for --controller-shutdown-timeout: expected a duration >= 0s written like 15s, 1m30s, 500ms or 2h',
     );
   });
 
@@ -175,6 +175,39 @@ describe("command-line forms", () => {
   test("reading a flag nobody registered is a bug, not a default", () => {
     const stray = intFlag({ name: "stray", group: "Nowhere", default: 1, help: "" });
     expect(() => run([]).values.get(stray)).toThrow("flag --stray was never registered");
+  });
+});
+
+describe("--controller-shutdown-timeout and the deprecated --shutdown-grace-period", () => {
+  const outcomeOf = (argv: string[], files?: Record<string, string>) => {
+    const outcome = parse(argv, files);
+    if (outcome.kind !== "run") throw new Error(`expected to run, got exit ${outcome.code}: ${outcome.stderr}`);
+    return { timeoutMs: outcome.options.controllerShutdownTimeoutMs, warnings: outcome.warnings };
+  };
+  const deprecation = "kube-loom: --shutdown-grace-period is deprecated: use --controller-shutdown-timeout (default 10s; there 0 means no limit)";
+
+  test("kube-controller-manager 1.35's flag: 10s by default, 0 waits without a limit", () => {
+    expect(outcomeOf([])).toEqual({ timeoutMs: 10_000, warnings: [] });
+    expect(outcomeOf(["--controller-shutdown-timeout=1m"])).toEqual({ timeoutMs: 60_000, warnings: [] });
+    expect(outcomeOf(["--controller-shutdown-timeout=0"])).toEqual({ timeoutMs: undefined, warnings: [] });
+  });
+
+  test("the old name still works, with its own 0 (abandon in-flight work at once), and one warning however often it is given", () => {
+    expect(outcomeOf(["--shutdown-grace-period=5s", "--shutdown-grace-period=7s"])).toEqual({ timeoutMs: 7000, warnings: [deprecation] });
+    expect(outcomeOf(["--shutdown-grace-period=0"])).toEqual({ timeoutMs: 0, warnings: [deprecation] });
+    expect(outcomeOf(["--config=/c.yaml"], { "/c.yaml": "shutdown-grace-period: 3s\n" })).toEqual({ timeoutMs: 3000, warnings: [deprecation] });
+  });
+
+  test("given both, the new name wins", () => {
+    expect(outcomeOf(["--shutdown-grace-period=5s", "--controller-shutdown-timeout=20s"])).toEqual({ timeoutMs: 20_000, warnings: [deprecation] });
+  });
+
+  test("--help lists the new name only, as pflag hides deprecated flags", () => {
+    const outcome = parse(["--help"]);
+    const help = outcome.kind === "exit" ? (outcome.stdout ?? "") : "";
+    expect(help).toContain("      --controller-shutdown-timeout duration");
+    expect(help).toContain("(default 10s)");
+    expect(help).not.toContain("--shutdown-grace-period");
   });
 });
 
@@ -251,6 +284,17 @@ describe("secure serving and delegated auth", () => {
     expect(usageError(["--tls-min-version=TLSv1.2"])).toBe(
       'kube-loom: invalid value "TLSv1.2" for --tls-min-version: expected one of VersionTLS10, VersionTLS11, VersionTLS12, VersionTLS13',
     );
+  });
+
+  test("--tls-curve-preferences takes Go's CurveID numbers, checked as kube-controller-manager 1.36 checks them", () => {
+    expect(run(["--tls-curve-preferences=29,23"]).serving.secure.curvePreferences).toEqual([29, 23]);
+    expect(run(["--config=/c.yaml"], { "/c.yaml": "tls-curve-preferences: [24]\n" }).serving.secure.curvePreferences).toEqual([24]);
+    expect(usageError(["--tls-curve-preferences=X25519"])).toBe(
+      'kube-loom: invalid value "X25519" for --tls-curve-preferences: expected a comma-separated list of integers',
+    );
+    expect(usageError(["--tls-curve-preferences=29,29"])).toBe("kube-loom: cannot use --tls-curve-preferences=29,29: curve ID 29 is given twice");
+    expect(usageError(["--tls-curve-preferences=0"])).toBe("kube-loom: cannot use --tls-curve-preferences=0: curve ID 0 is out of range (1-65535)");
+    expect(usageError(["--tls-curve-preferences=30"])).toStartWith("kube-loom: cannot use --tls-curve-preferences=30: curve ID 30 is not one Go's crypto/tls knows");
   });
 
   test("always-allowed paths take a * only at the end", () => {

@@ -25,7 +25,8 @@ export interface ParseContext {
 }
 
 export type ParseOutcome =
-  | { kind: "run"; options: Options }
+  /** `warnings`: lines for stderr, one per deprecated flag given. */
+  | { kind: "run"; options: Options; warnings: readonly string[] }
   | { kind: "exit"; code: 0 | 2; stdout?: string; stderr?: string };
 
 /** `argv` without the runtime and script, i.e. `process.argv.slice(2)`. */
@@ -45,7 +46,9 @@ export function parseCommandLine(argv: readonly string[], context: ParseContext)
     const fromConfigFile = configPath === "" ? new Map<FlagDefinition, unknown>() : readConfigFile(configPath, fileSettable, context.readFile ?? readUtf8);
     const values = new FlagValues(flags, [fromConfigFile, fromCommandLine]);
     const enabledControllers = selectControllers(values.get(controllers), context.controllers);
-    return { kind: "run", options: readOptions(values, enabledControllers) };
+    const deprecated = flags.filter((flag) => flag.deprecated !== undefined && values.isSet(flag));
+    const warnings = deprecated.map((flag) => `${programName}: --${flag.name} is deprecated: ${flag.deprecated}`);
+    return { kind: "run", options: readOptions(values, enabledControllers), warnings };
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     return { kind: "exit", code: 2, stderr: `${programName}: ${error.message}\n` };

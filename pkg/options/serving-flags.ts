@@ -3,6 +3,7 @@
 // HTTP on --port only when asked, on loopback unless told otherwise.
 import type { FlagDefinition } from "./flag-definition.ts";
 import { flagGroup } from "./flag-group.ts";
+import { curveIdNames } from "../server/tls-curves.ts";
 import { insecureCipherSuiteNames, preferredCipherSuiteNames, tlsVersions } from "../server/tls-parameters.ts";
 
 const secureServing = flagGroup("Secure serving");
@@ -28,6 +29,11 @@ export const tlsCipherSuitesFlag = secureServing.stringList("tls-cipher-suites",
   `Insecure values: ${insecureCipherSuiteNames.join(", ")}.`,
 ].join("\n"));
 
+export const tlsCurvePreferencesFlag = secureServing.intList("tls-curve-preferences", [], [
+  "Key exchanges the server accepts, by the numbers of Go's crypto/tls CurveID; whatever their order, they are preferred in Go's own order. Empty: the runtime's defaults. Not available on Deno.",
+  `Values: ${curveIdNames.join(", ")}.`,
+].join("\n"));
+
 export const tlsMinVersionFlag = secureServing.string("tls-min-version", "",
   `The oldest TLS version accepted (default: the runtime's, TLS 1.2). One of: ${Object.keys(tlsVersions).join(", ")}.`);
 
@@ -44,6 +50,7 @@ export const servingFlags: readonly FlagDefinition[] = [
   tlsCertFileFlag,
   tlsPrivateKeyFileFlag,
   tlsCipherSuitesFlag,
+  tlsCurvePreferencesFlag,
   tlsMinVersionFlag,
   addressFlag,
   portFlag,

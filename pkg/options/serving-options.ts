@@ -1,6 +1,8 @@
 // The serving and delegated-auth settings read out of the parsed flags, with the checks
-// kube-controller-manager makes on them (a certificate without its key, an unknown cipher suite
-// or TLS version, a `*` anywhere but at the end of an always-allowed path) as usage errors.
+// kube-controller-manager makes on them (a certificate without its key, an unknown cipher suite,
+// curve or TLS version, a `*` anywhere but at the end of an always-allowed path) as usage errors,
+// and a curve the runtime cannot offer as one too.
+import { curvePreferencesProblem } from "../server/tls-curves.ts";
 import { isCipherSuiteName, isTlsVersionName, tlsVersions, type TlsVersionName } from "../server/tls-parameters.ts";
 import {
   alwaysAllowPathsFlag,
@@ -21,6 +23,7 @@ import {
   securePortFlag,
   tlsCertFileFlag,
   tlsCipherSuitesFlag,
+  tlsCurvePreferencesFlag,
   tlsMinVersionFlag,
   tlsPrivateKeyFileFlag,
 } from "./serving-flags.ts";
@@ -36,6 +39,8 @@ export interface SecureServingOptions {
   certDir: string | undefined;
   /** IANA names; empty = the runtime's defaults. */
   cipherSuites: readonly string[];
+  /** Go CurveIDs; empty = the runtime's defaults. */
+  curvePreferences: readonly number[];
   minTlsVersion: TlsVersionName | undefined;
 }
 
@@ -100,6 +105,9 @@ function readSecureServing(values: FlagValues): SecureServingOptions {
   if (unknown.length) {
     throw new UsageError(`unknown cipher suite ${unknown.map((name) => JSON.stringify(name)).join(", ")} in --tls-cipher-suites (see --help for the names)`);
   }
+  const curvePreferences = values.get(tlsCurvePreferencesFlag);
+  const curveProblem = curvePreferencesProblem(curvePreferences);
+  if (curveProblem) throw new UsageError(`cannot use --tls-curve-preferences=${curvePreferences.join(",")}: ${curveProblem}`);
   const minVersion = values.get(tlsMinVersionFlag);
   if (minVersion !== "" && !isTlsVersionName(minVersion)) {
     throw new UsageError(`invalid value ${JSON.stringify(minVersion)} for --tls-min-version: expected one of ${Object.keys(tlsVersions).join(", ")}`);
@@ -110,6 +118,7 @@ function readSecureServing(values: FlagValues): SecureServingOptions {
     certKeyFiles: certFile !== undefined && keyFile !== undefined ? { certFile, keyFile } : undefined,
     certDir: unlessEmpty(values.get(certDirFlag)),
     cipherSuites,
+    curvePreferences,
     minTlsVersion: minVersion === "" ? undefined : minVersion,
   };
 }

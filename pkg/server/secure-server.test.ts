@@ -36,6 +36,7 @@ async function withServer(settings: Partial<TlsSettings>, run: (server: SecureSe
     clientCa: undefined,
     minVersion: undefined,
     cipherSuites: [],
+    curvePreferences: [],
     ...settings,
   });
   try {
@@ -116,9 +117,24 @@ describe("HTTPS server", () => {
     });
   });
 
+  test.skipIf("Deno" in globalThis)("--tls-curve-preferences limits the key exchanges to the named ones (kube-controller-manager 1.36+)", async () => {
+    // 24 is Go's CurveP384.
+    await withServer({ curvePreferences: [24] }, async (server) => {
+      expect(await handshake(server.port, { ecdhCurve: "X25519" })).toHaveProperty("error");
+      expect(await handshake(server.port, { ecdhCurve: "P-384" })).toMatchObject({ protocol: "TLSv1.3" });
+    });
+  });
+
   test("a port in use is a ServingError naming the address", async () => {
     await withServer({}, async (server) => {
-      const second = serveTls(() => new Response(), "127.0.0.1", server.port, { pair: first, clientCertificates: false, clientCa: undefined, minVersion: undefined, cipherSuites: [] });
+      const second = serveTls(() => new Response(), "127.0.0.1", server.port, {
+        pair: first,
+        clientCertificates: false,
+        clientCa: undefined,
+        minVersion: undefined,
+        cipherSuites: [],
+        curvePreferences: [],
+      });
       await expect(second).rejects.toBeInstanceOf(ServingError);
       await expect(second).rejects.toThrow(`cannot serve on 127.0.0.1:${server.port}: the address is already in use`);
     });

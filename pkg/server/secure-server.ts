@@ -1,6 +1,6 @@
 // HTTPS with what kube-controller-manager's secure port offers: a certificate replaced without a
-// restart, client certificates whose subject reaches the handler, a minimum TLS version and
-// cipher suites. Bun.serve and Deno.serve cannot hand a request's client certificate to the
+// restart, client certificates whose subject reaches the handler, a minimum TLS version, cipher
+// suites and key exchanges. Bun.serve and Deno.serve cannot hand a request's client certificate to the
 // handler nor swap certificates, so this server is node:tls (which both runtimes implement, with
 // setSecureContext and getPeerCertificate) feeding its connections to node:http.
 import { createServer as createHttpServer } from "node:http";
@@ -9,6 +9,7 @@ import { sendFetchResponse, toFetchRequest } from "./node-http-bridge.ts";
 import { type RunningServer, urlOf } from "./serve.ts";
 import type { ServingKeyPair } from "./serving-certificate.ts";
 import { listenFailure, ServingError } from "./serving-error.ts";
+import { ecdhCurveList } from "./tls-curves.ts";
 import { openSslCipherList, type TlsVersionName, tlsVersions } from "./tls-parameters.ts";
 
 /** A client certificate that verified against the client CA: who it names. */
@@ -28,6 +29,8 @@ export interface TlsSettings {
   minVersion: TlsVersionName | undefined;
   /** IANA names; empty = the runtime's defaults. */
   cipherSuites: readonly string[];
+  /** Go CurveIDs the options checked the runtime can offer; empty = the runtime's defaults. */
+  curvePreferences: readonly number[];
 }
 
 export interface SecureServer extends RunningServer {
@@ -93,12 +96,14 @@ function secureContextOptions(settings: TlsSettings): SecureContextOptions {
   // Only TLS 1.3 suites named: nothing older can be negotiated.
   const tls13Only = settings.cipherSuites.length > 0 && ciphers === undefined;
   const minVersion = tls13Only ? "TLSv1.3" : settings.minVersion && tlsVersions[settings.minVersion];
+  const ecdhCurve = ecdhCurveList(settings.curvePreferences);
   return {
     cert: settings.pair.certPem,
     key: settings.pair.keyPem,
     ...(settings.clientCa === undefined ? {} : { ca: settings.clientCa }),
     ...(minVersion ? { minVersion } : {}),
     ...(ciphers ? { ciphers } : {}),
+    ...(ecdhCurve ? { ecdhCurve } : {}),
   };
 }
 

@@ -38,6 +38,7 @@ export async function startSecureServing({ options, endpoints, client, logger }:
     clientCa: caBundle,
     minVersion: secure.minTlsVersion,
     cipherSuites: secure.cipherSuites,
+    curvePreferences: secure.curvePreferences,
   });
   logger.info({ url: server.url, certificate: certificate.origin }, "serving HTTPS");
 

@@ -16,6 +16,7 @@ const base: SecureServingOptions = {
   certKeyFiles: undefined,
   certDir: undefined,
   cipherSuites: [],
+  curvePreferences: [],
   minTlsVersion: undefined,
 };
 const one = generateSelfSignedCertificate({ host: "one", alternateIps: [], alternateDnsNames: [] });
