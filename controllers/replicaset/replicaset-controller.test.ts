@@ -53,6 +53,7 @@ async function storedReplicaSet(): Promise<ReplicaSet> {
 }
 
 const statusWrites = /\/replicasets\/[^/]+\/status$/;
+const podPatches = /\/pods\/[^/]+$/;
 
 /** replicaset_controller_stale_sync_skips_total for the core group's Pods. */
 async function staleSyncSkipsOfPods(): Promise<number> {
@@ -135,6 +136,26 @@ describe("ReplicaSetController reads its own writes", () => {
     expect((await storedReplicaSet()).status?.observedGeneration).toBe(2);
     expect(api.count("POST", podCreates)).toBe(4);
   });
+
+  test("an adoption the Pod cache has not seen yet puts the next sync off too, so the Pod is not adopted twice", async () => {
+    api.pods.create(pod({ name: "orphan" }));
+    api.lagPodEvents = true;
+    api.replicaSets.create(replicaSet("web", 1));
+    await waitUntil(async () => (await storedReplicaSet()).status?.observedGeneration === 1, "a first status", 10_000, 5);
+    expect(api.count("PATCH", podPatches)).toBe(1);
+
+    await scale(1);
+    await waitUntil(async () => (await staleSyncSkipsOfPods()) >= 2, "the sync put off and retried", 10_000, 5);
+    expect(api.count("PATCH", podPatches)).toBe(1);
+    expect((await storedReplicaSet()).status?.observedGeneration).toBe(1);
+
+    api.lagPodEvents = false;
+    api.releasePodEvents();
+    await waitUntil(async () => (await storedReplicaSet()).status?.observedGeneration === 2, "the new generation observed", 10_000, 5);
+    expect((await storedReplicaSet()).status?.replicas).toBe(1);
+    expect(api.count("PATCH", podPatches)).toBe(1);
+    expect(api.count("POST", podCreates)).toBe(0);
+  });
 });
 
 describe("ReplicaSetController finds its Pods by their whole controller reference", () => {
@@ -147,7 +168,7 @@ describe("ReplicaSetController finds its Pods by their whole controller referenc
     await waitUntil(async () => (await storedReplicaSet()).status?.replicas === 1, "status.replicas 1", 10_000, 5);
     await settle(20);
     expect(api.count("POST", podCreates)).toBe(1);
-    expect(api.count("PATCH", /\/pods\//)).toBe(0);
+    expect(api.count("PATCH", podPatches)).toBe(0);
   });
 });
 

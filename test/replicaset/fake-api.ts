@@ -4,6 +4,7 @@
 // exactly the stale cache the expectations must protect against.
 import { createKubeClient, type KubeClient } from "../../pkg/kube/client.ts";
 import type { ClientConfig } from "../../pkg/kube/client-config.ts";
+import type { OwnerReference } from "../../pkg/kube/objects.ts";
 import { FakeListerWatcher } from "../support/fake-lister-watcher.ts";
 import type { Pod, ReplicaSet } from "./builders.ts";
 
@@ -57,6 +58,7 @@ export class FakeReplicaSetApi {
     const replicaSet = /^\/apis\/apps\/v1\/namespaces\/([^/]+)\/replicasets\/([^/]+)(\/status)?$/.exec(path);
     if (pods && method === "POST" && body) return this.createPod(pods[1] ?? "", body as Pod);
     if (pods && method === "DELETE" && pods[2]) return this.deletePod(`${pods[1]}/${pods[2]}`);
+    if (pods && method === "PATCH" && pods[2] && body) return this.patchOwnerReferences(`${pods[1]}/${pods[2]}`, body as Pod);
     if (replicaSet && method === "GET") {
       const stored = (await this.replicaSets.list({})).items.find((rs) => rs.metadata?.name === replicaSet[2]);
       return stored ? json(200, stored) : status(404, "NotFound");
@@ -93,6 +95,26 @@ export class FakeReplicaSetApi {
     this.storedPods.set(key, stored);
     this.deliver(() => this.pods.create(stored));
     return json(201, stored);
+  }
+
+  /**
+   * The strategic merge patches of adoption and release: ownerReferences merged by UID (an entry
+   * with `$patch: delete` removes that UID), with the Pod's UID as a precondition.
+   */
+  private async patchOwnerReferences(key: string, patch: Pod): Promise<Response> {
+    const stored = this.storedPods.get(key) ?? (await this.pods.list({})).items.find((pod) => `${pod.metadata?.namespace}/${pod.metadata?.name}` === key);
+    if (!stored) return status(404, "NotFound");
+    if (patch.metadata?.uid !== undefined && patch.metadata.uid !== stored.metadata?.uid) return status(422, "Invalid");
+    let references = stored.metadata?.ownerReferences ?? [];
+    for (const entry of (patch.metadata?.ownerReferences ?? []) as (OwnerReference & { $patch?: string })[]) {
+      const { $patch, ...reference } = entry;
+      references = references.filter((existing) => existing.uid !== reference.uid);
+      if ($patch !== "delete") references.push(reference);
+    }
+    const patched: Pod = { ...stored, metadata: { ...stored.metadata, ownerReferences: references, resourceVersion: this.nextPodResourceVersion() } };
+    this.storedPods.set(key, patched);
+    this.deliver(() => this.pods.update(patched));
+    return json(200, patched);
   }
 
   private deletePod(key: string): Response {
