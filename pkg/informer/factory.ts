@@ -7,6 +7,7 @@ import { type GroupVersionResource, gvrString, resources } from "../kube/gvr.ts"
 import type { ListerWatcher } from "../kube/list-watch.ts";
 import type { KubeObject, Wire } from "../kube/objects.ts";
 import { type Logger, silentLogger } from "../log/logger.ts";
+import { type InformerMetrics, type InformerMetricsProvider, informerMetricsFor } from "./informer-metrics.ts";
 import { Lister } from "./lister.ts";
 import { SharedIndexInformer, type SharedIndexInformerOptions } from "./shared-informer.ts";
 
@@ -40,6 +41,12 @@ export interface SharedInformerFactoryOptions {
   tweakListOptions?: (selectors: Pick<InformerScope, "labelSelector" | "fieldSelector">) => Pick<InformerScope, "labelSelector" | "fieldSelector">;
   /** Tuning and hooks given to every informer. */
   informerOptions?: Pick<SharedIndexInformerOptions<KubeObject>, "reflector" | "onHandlerError" | "random">;
+  /**
+   * Informer metrics, labelled with `name` and each informer's resource. As in client-go, the
+   * first informer of a resource reports them; others of the same resource (another scope,
+   * metadata-only) stay silent, so no two write the same series.
+   */
+  metrics?: { provider: InformerMetricsProvider; name: string };
 }
 
 /** An informer with a lister over its cache. */
@@ -60,6 +67,8 @@ interface Entry {
   run?: Promise<void>;
   /** Stops this informer alone (see `remove`). */
   stop: AbortController;
+  /** The resource whose metrics this informer reports, if it does. */
+  metricsResource?: string;
 }
 
 /** How often waitForCacheSync looks, as client-go's WaitForCacheSync. */
@@ -70,6 +79,8 @@ export class SharedInformerFactory {
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly stopAll = new AbortController();
+  /** Resources (gvr strings) whose metrics an informer reports already. */
+  private readonly metricsReserved = new Set<string>();
 
   constructor(private readonly options: SharedInformerFactoryOptions) {
     this.clock = options.clock ?? realClock;
@@ -145,6 +156,7 @@ export class SharedInformerFactory {
     if (!entry) return true;
     if (entry.shared.informer.handlerCount > 0) return false;
     this.entries.delete(key);
+    if (entry.metricsResource) this.metricsReserved.delete(entry.metricsResource);
     entry.stop.abort();
     await entry.run;
     return true;
@@ -162,18 +174,34 @@ export class SharedInformerFactory {
     let entry = this.entries.get(key);
     if (!entry) {
       const description = describe(gvr, request);
+      const metrics = this.reserveMetrics(gvr);
       const informer = new SharedIndexInformer<KubeObject>(this.options.listerWatcherFor(gvr, request), {
         ...this.options.informerOptions,
         name: description,
         defaultResyncMs: this.options.defaultResyncMs,
         clock: this.clock,
         logger: this.logger,
+        ...(metrics && { metrics: metrics.metrics }),
       });
-      entry = { description, shared: { informer, lister: new Lister(informer.getIndexer()) }, stop: new AbortController() };
+      entry = {
+        description,
+        shared: { informer, lister: new Lister(informer.getIndexer()) },
+        stop: new AbortController(),
+        ...(metrics && { metricsResource: metrics.resource }),
+      };
       this.entries.set(key, entry);
     }
     // One informer serves every caller whatever type they expect; the caller vouches for the type.
     return entry.shared as unknown as ResourceInformer<T>;
+  }
+
+  /** The metrics of the first informer of `gvr`; undefined for the others, or without a provider. */
+  private reserveMetrics(gvr: GroupVersionResource): { metrics: InformerMetrics; resource: string } | undefined {
+    const configured = this.options.metrics;
+    const resource = gvrString(gvr);
+    if (!configured || this.metricsReserved.has(resource)) return undefined;
+    this.metricsReserved.add(resource);
+    return { metrics: informerMetricsFor(configured.provider, { name: configured.name, resource: gvr }), resource };
   }
 
   private requestFor(scope: InformerScope, metadataOnly: boolean): ListerWatcherRequest {

@@ -79,10 +79,10 @@ describe("Indexer", () => {
     expect(indexer.list()).toEqual([]);
   });
 
-  test("replace swaps the content and rebuilds indices", () => {
+  test("replace swaps the content and rebuilds indices", async () => {
     const indexer = newIndexer();
     indexer.add(obj("ns1/a"));
-    indexer.replace([obj("ns2/b"), obj("ns2/c")], "10");
+    await indexer.replace([obj("ns2/b"), obj("ns2/c")], "10");
     expect(indexer.listKeys().sort()).toEqual(["ns2/b", "ns2/c"]);
     expect(indexer.byIndex(namespaceIndexName, "ns1")).toEqual([]);
     expect(names(indexer.byIndex(namespaceIndexName, "ns2"))).toEqual(["b", "c"]);
@@ -142,7 +142,7 @@ describe("Indexer", () => {
     expect(indexer.indexKeys("bad", "ok")).toEqual(["ns/a"]);
   });
 
-  test("lastStoreSyncResourceVersion follows the last change applied: objects written, a list, a bookmark", () => {
+  test("lastStoreSyncResourceVersion follows the last change applied: objects written, a list, a bookmark", async () => {
     const indexer = newIndexer();
     expect(indexer.lastStoreSyncResourceVersion()).toBe("");
     indexer.add(obj("ns/a", { resourceVersion: "11" }));
@@ -157,10 +157,53 @@ describe("Indexer", () => {
     indexer.delete(new DeletedFinalStateUnknown("ns/b", obj("ns/b", { resourceVersion: "13" })));
     expect(indexer.lastStoreSyncResourceVersion()).toBe("14");
     // A list is as of its own resourceVersion, whatever its objects carry.
-    indexer.replace([obj("ns/c", { resourceVersion: "15" })], "20");
+    await indexer.replace([obj("ns/c", { resourceVersion: "15" })], "20");
     expect(indexer.lastStoreSyncResourceVersion()).toBe("20");
     indexer.bookmark("25");
     expect(indexer.lastStoreSyncResourceVersion()).toBe("25");
     expect(indexer.listKeys()).toEqual(["ns/c"]);
+  });
+
+  test("the resourceVersion gauge follows the store's resourceVersion, as its last 15 digits", async () => {
+    const values: number[] = [];
+    const indexer = new Indexer({}, { set: (value) => void values.push(value) });
+    indexer.add(obj("ns/a", { resourceVersion: "11" }));
+    await indexer.replace([], "1234567890123456789");
+    indexer.bookmark("20");
+    indexer.delete(new DeletedFinalStateUnknown("ns/a", obj("ns/a", { resourceVersion: "11" })));
+    expect(values).toEqual([11, 567890123456789, 20]);
+  });
+
+  test("replace builds the new content aside: a reader during a big replace sees the old content whole, then the new", async () => {
+    const indexer = newIndexer();
+    indexer.add(obj("old/a"));
+    const list = Array.from({ length: 50_000 }, (_, i) => obj(`new/o-${i}`));
+    let seenMeanwhile: string | undefined;
+    setTimeout(() => (seenMeanwhile = `${indexer.size} ${indexer.listIndexFuncValues(namespaceIndexName).join(",")}`), 0);
+    await indexer.replace(list, "2");
+    expect(seenMeanwhile).toBe("1 old");
+    expect(indexer.size).toBe(50_000);
+    expect(indexer.listIndexFuncValues(namespaceIndexName)).toEqual(["new"]);
+  });
+
+  test("replace leaves out, and reports, an object an index function throws for", async () => {
+    const indexer = new Indexer({
+      bad: (o) => {
+        if (o.metadata?.labels?.explode) throw new Error("boom");
+        return ["ok"];
+      },
+    });
+    const failed: string[] = [];
+    await indexer.replaceByKey(
+      [
+        ["ns/a", obj("ns/a")],
+        ["ns/b", obj("ns/b", { labels: { explode: "1" } })],
+      ],
+      "5",
+      (key, _obj, err) => void failed.push(`${key}: ${(err as Error).message}`),
+    );
+    expect(indexer.listKeys()).toEqual(["ns/a"]);
+    expect(indexer.indexKeys("bad", "ok")).toEqual(["ns/a"]);
+    expect(failed).toEqual(["ns/b: boom"]);
   });
 });

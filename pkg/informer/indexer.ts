@@ -3,6 +3,7 @@
 import { TimeSlicer } from "../eventloop/time-slicer.ts";
 import type { KubeObject } from "../kube/objects.ts";
 import { DeletedFinalStateUnknown } from "./deltas.ts";
+import { type SettableGauge, resourceVersionForMetrics } from "./informer-metrics.ts";
 import { metaNamespaceKeyFunc } from "./keys.ts";
 import type { Store } from "./store.ts";
 
@@ -23,7 +24,11 @@ export class Indexer<T extends KubeObject = KubeObject> implements Store<T> {
   /** The resourceVersion of the last change applied: a written object's, a list's, a bookmark's. */
   private storeResourceVersion = "";
 
-  constructor(indexers: Indexers<T> = {}) {
+  constructor(
+    indexers: Indexers<T> = {},
+    /** Told the store's resourceVersion whenever it changes (informer_store_resource_version). */
+    private readonly resourceVersionGauge?: SettableGauge,
+  ) {
     this.addIndexers(indexers);
   }
 
@@ -91,12 +96,12 @@ export class Indexer<T extends KubeObject = KubeObject> implements Store<T> {
     }
     this.items = items;
     this.indices = indices;
-    this.storeResourceVersion = resourceVersion;
+    this.setResourceVersion(resourceVersion);
   }
 
   /** Records that the collection reached `resourceVersion` with no change to this store (a watch bookmark). */
   bookmark(resourceVersion: string): void {
-    this.storeResourceVersion = resourceVersion;
+    this.setResourceVersion(resourceVersion);
   }
 
   /**
@@ -179,7 +184,14 @@ export class Indexer<T extends KubeObject = KubeObject> implements Store<T> {
 
   private advanceTo(obj: T): void {
     const resourceVersion = obj.metadata?.resourceVersion;
-    if (resourceVersion) this.storeResourceVersion = resourceVersion;
+    if (resourceVersion) this.setResourceVersion(resourceVersion);
+  }
+
+  private setResourceVersion(resourceVersion: string): void {
+    this.storeResourceVersion = resourceVersion;
+    if (!this.resourceVersionGauge) return;
+    const value = resourceVersionForMetrics(resourceVersion);
+    if (value !== undefined) this.resourceVersionGauge.set(value);
   }
 
   private objectsOf(keys: Iterable<string>): T[] {

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { FakeClock } from "../clock/fake-clock.ts";
 import type { KubeObject } from "../kube/objects.ts";
 import { obj } from "../../test/support/objects.ts";
 import { type Delta, DeletedFinalStateUnknown } from "./deltas.ts";
@@ -123,5 +124,21 @@ describe("RealFIFO", () => {
     await fifo.replace(list, "1");
     expect(transformedWhenTimerFired).toBeLessThan(list.length);
     expect(fifo.length).toBe(1);
+  });
+
+  test("metrics: the queue's length after every push and pop, and the seconds each entry took to process", async () => {
+    const lengths: number[] = [];
+    const latencies: number[] = [];
+    const clock = new FakeClock();
+    const fifo = new RealFIFO({
+      clock,
+      metrics: { queuedItems: { set: (n) => void lengths.push(n) }, processingLatency: { observe: (s) => void latencies.push(s) } },
+    });
+    fifo.add(v("ns/a", "1"));
+    await fifo.replace([v("ns/a", "1")], "1");
+    await fifo.pop(() => clock.advance(250));
+    await fifo.pop(() => {});
+    expect(lengths).toEqual([1, 2, 1, 0]);
+    expect(latencies).toEqual([0.25, 0]);
   });
 });

@@ -3,10 +3,12 @@
 // is queued on its own, in the order it happened, nothing merged; a relist or a resync is one
 // entry, so the consumer applies it to the cache as one step. The cache's resourceVersion then
 // only ever moves through states the API server had.
+import { type Clock, realClock } from "../clock/clock.ts";
 import { Fifo } from "../collections/fifo.ts";
 import { TimeSlicer } from "../eventloop/time-slicer.ts";
 import type { KubeObject } from "../kube/objects.ts";
 import { type Delta, DeletedFinalStateUnknown } from "./deltas.ts";
+import { type InformerMetrics, noInformerMetrics } from "./informer-metrics.ts";
 import type { ReflectorStore } from "./store.ts";
 
 /** Handles one change. `isInInitialList`: it belongs to the first list (or came before it). */
@@ -15,11 +17,17 @@ export type PopProcessFunc<T extends KubeObject> = (delta: Delta<T>, isInInitial
 export interface RealFIFOOptions<T extends KubeObject> {
   /** Applied to every incoming object except tombstones. */
   transform?: (obj: T) => T;
+  /** Told the queue's length and how long each entry took to process. */
+  metrics?: Pick<InformerMetrics, "queuedItems" | "processingLatency">;
+  /** Times the processing. */
+  clock?: Clock;
 }
 
 export class RealFIFO<T extends KubeObject = KubeObject> implements ReflectorStore<T> {
   private readonly items = new Fifo<Delta<T>>();
   private readonly transform: ((obj: T) => T) | undefined;
+  private readonly metrics: Pick<InformerMetrics, "queuedItems" | "processingLatency">;
+  private readonly clock: Clock;
   /** A first replace was queued. */
   private populated = false;
   /** Entries queued up to and including the first replace, not yet fully processed. */
@@ -28,6 +36,8 @@ export class RealFIFO<T extends KubeObject = KubeObject> implements ReflectorSto
 
   constructor(options: RealFIFOOptions<T> = {}) {
     this.transform = options.transform;
+    this.metrics = options.metrics ?? noInformerMetrics;
+    this.clock = options.clock ?? realClock;
   }
 
   /** Entries waiting to be processed. */
@@ -90,9 +100,12 @@ export class RealFIFO<T extends KubeObject = KubeObject> implements ReflectorSto
     if (signal?.aborted) return false;
     const isInInitialList = !this.hasSynced();
     const delta = this.items.shift() as Delta<T>;
+    this.metrics.queuedItems.set(this.items.length);
+    const startedAt = this.clock.monotonic();
     try {
       await process(delta, isInInitialList);
     } finally {
+      this.metrics.processingLatency.observe((this.clock.monotonic() - startedAt) / 1000);
       // Counted down only after processing, so hasSynced never runs ahead of the consumer.
       if (this.initialPopulationCount > 0) this.initialPopulationCount--;
     }
@@ -110,6 +123,7 @@ export class RealFIFO<T extends KubeObject = KubeObject> implements ReflectorSto
 
   private push(delta: Delta<T>): void {
     this.items.push(delta);
+    this.metrics.queuedItems.set(this.items.length);
     if (this.waiters.size === 0) return;
     for (const waiter of [...this.waiters]) waiter();
   }

@@ -12,6 +12,7 @@ import { DeletedFinalStateUnknown, type Delta } from "./deltas.ts";
 import { type ResourceEventHandler, isResync } from "./event-handler.ts";
 import { namespaceIndex, namespaceIndexName } from "./index-funcs.ts";
 import { Indexer, type Indexers } from "./indexer.ts";
+import type { InformerMetrics } from "./informer-metrics.ts";
 import { deletionHandlingKeyFunc, metaNamespaceKeyFunc } from "./keys.ts";
 import { type Notification, ProcessorListener } from "./processor-listener.ts";
 import { RealFIFO } from "./real-fifo.ts";
@@ -46,6 +47,8 @@ export interface SharedIndexInformerOptions<T extends KubeObject> {
   reflector?: Pick<ReflectorOptions, "pageSize" | "watchIdleTimeoutMs" | "useWatchList" | "watchListTimeoutMs" | "backoff">;
   /** Told about every handler that threw or rejected, e.g. to count it in metrics. */
   onHandlerError?: (err: unknown, context: HandlerErrorContext) => void;
+  /** The queue's length and processing times, and the cache's resourceVersion (client-go's informer_* metrics). */
+  metrics?: InformerMetrics;
 }
 
 export interface EventHandlerOptions {
@@ -88,8 +91,8 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     this.logger = (options.logger ?? silentLogger).child({ informer: this.name });
     this.defaultResyncMs = options.defaultResyncMs ?? 0;
     this.onHandlerError = options.onHandlerError;
-    this.indexer = new Indexer<T>(options.indexers ?? { [namespaceIndexName]: namespaceIndex });
-    this.queue = new RealFIFO<T>({ transform: options.transform ?? dropManagedFields });
+    this.indexer = new Indexer<T>(options.indexers ?? { [namespaceIndexName]: namespaceIndex }, options.metrics?.storeResourceVersion);
+    this.queue = new RealFIFO<T>({ transform: options.transform ?? dropManagedFields, metrics: options.metrics, clock: this.clock });
     this.reflector = new Reflector<T>(listerWatcher, this.queue, {
       ...options.reflector,
       name: this.name,

@@ -13,6 +13,8 @@ import { leaderElectionIdentity } from "../leaderelection/identity.ts";
 import type { Logger } from "../log/logger.ts";
 import { createMetricsRegistry } from "../metrics/registry.ts";
 import { restClientMetrics } from "../metrics/rest-client-metrics.ts";
+import { versionInfoMetric } from "../metrics/version-info.ts";
+import { PrometheusInformerMetricsProvider } from "../metrics/informer-metrics.ts";
 import { PrometheusWorkqueueMetricsProvider } from "../metrics/workqueue-metrics.ts";
 import { prometheusReconcileMetrics } from "../controller/reconcile-metrics.ts";
 import type { Options } from "../options/options.ts";
@@ -22,7 +24,7 @@ import { startSecureServing } from "../server/secure-serving.ts";
 import { serve, type RunningServer } from "../server/serve.ts";
 import { RecentEvents } from "../status/recent-events.ts";
 import { StatusBoard } from "../status/status-board.ts";
-import { version } from "../version.ts";
+import { emulatedKubernetesVersion, version } from "../version.ts";
 import type { ControllerDescriptor } from "./controller-descriptor.ts";
 import { ControllerGroup } from "./controller-group.ts";
 import { Leadership } from "./leadership.ts";
@@ -46,6 +48,7 @@ export class Manager {
     private readonly logger: Logger,
   ) {
     const metrics = createMetricsRegistry();
+    versionInfoMetric(metrics, { component: "kube-loom", binary: version.replace(/^v/, ""), emulation: emulatedKubernetesVersion });
     this.status = new StatusBoard({ process: { identity: this.identity, version, startedAt: Date.now() }, metrics, events: this.recentEvents });
     this.endpoints = {
       healthz: new HealthCheckSet(),
@@ -125,6 +128,7 @@ export class Manager {
       // kube-controller-manager's resync: random in [min-resync-period, 2 × min-resync-period), once per factory.
       defaultResyncMs: options.minResyncPeriodMs * (1 + Math.random()),
       logger,
+      metrics: { provider: new PrometheusInformerMetricsProvider(registry), name: "kube-loom" },
     });
     this.status.attach({ informers: () => informers.list() });
 
