@@ -13,7 +13,6 @@ import { leaderElectionIdentity } from "../leaderelection/identity.ts";
 import type { Logger } from "../log/logger.ts";
 import { createMetricsRegistry } from "../metrics/registry.ts";
 import { restClientMetrics } from "../metrics/rest-client-metrics.ts";
-import { versionInfoMetric } from "../metrics/version-info.ts";
 import { PrometheusInformerMetricsProvider } from "../metrics/informer-metrics.ts";
 import { PrometheusWorkqueueMetricsProvider } from "../metrics/workqueue-metrics.ts";
 import { prometheusReconcileMetrics } from "../controller/reconcile-metrics.ts";
@@ -24,7 +23,7 @@ import { startSecureServing } from "../server/secure-serving.ts";
 import { serve, type RunningServer } from "../server/serve.ts";
 import { RecentEvents } from "../status/recent-events.ts";
 import { StatusBoard } from "../status/status-board.ts";
-import { emulatedKubernetesVersion, version } from "../version.ts";
+import { version } from "../version.ts";
 import type { ControllerDescriptor } from "./controller-descriptor.ts";
 import { ControllerGroup } from "./controller-group.ts";
 import { Leadership } from "./leadership.ts";
@@ -48,7 +47,6 @@ export class Manager {
     private readonly logger: Logger,
   ) {
     const metrics = createMetricsRegistry();
-    versionInfoMetric(metrics, { component: "kube-loom", binary: version.replace(/^v/, ""), emulation: emulatedKubernetesVersion });
     this.status = new StatusBoard({ process: { identity: this.identity, version, startedAt: Date.now() }, metrics, events: this.recentEvents });
     this.endpoints = {
       healthz: new HealthCheckSet(),
