@@ -410,8 +410,9 @@ describe("Reflector", () => {
       `watch from ${lw.currentResourceVersion}`,
     ]);
     expect(keys(store)).toEqual(["ns/pod-1", "ns/pod-2"]);
-    // Neither refusal is a failure: the list went on by LIST at once.
+    // Neither refusal is a failure: the list went on by LIST at once, and counts once.
     expect(errors).toEqual([]);
+    expect(reflector.counters).toMatchObject({ lists: 2, relists: 1, errors: 0 });
     await stop();
   });
 

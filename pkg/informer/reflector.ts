@@ -142,9 +142,9 @@ export class Reflector<T extends KubeObject = KubeObject> {
       let stage: FailureStage = "list";
       try {
         // A refused streaming list is replaced by one LIST, not given up on: client-go streams again at the next list.
-        const listNow = this.listNeeded && (!this.watchList || this.listInstead);
+        const refused = this.listInstead;
         this.listInstead = false;
-        if (listNow) await this.list(signal);
+        if (this.listNeeded && (!this.watchList || refused)) await this.list(signal, refused);
         stage = "open";
         // With a streaming list pending, this watch is the list.
         await this.watch(signal, this.listNeeded, () => (stage = "stream"));
@@ -176,10 +176,11 @@ export class Reflector<T extends KubeObject = KubeObject> {
     return 0;
   }
 
-  private async list(signal: AbortSignal): Promise<void> {
+  /** `insteadOfStream`: this LIST does the full list a refused stream began (and counted). */
+  private async list(signal: AbortSignal, insteadOfStream: boolean): Promise<void> {
     const resourceVersion = this.relistResourceVersion();
     const pageSize = this.listPageSize(resourceVersion);
-    this.stats.lists++;
+    if (!insteadOfStream) this.stats.lists++;
     let result;
     try {
       result = await listAllPages(this.listerWatcher, listOptions(resourceVersion, pageSize), signal);

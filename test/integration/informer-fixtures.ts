@@ -1,7 +1,7 @@
 // Shared pieces of the informer integration tests: a fast admin client, bulk object
 // creation, an informer wired like the manager wires it, and cache-versus-LIST comparison.
 import { SharedInformerFactory } from "../../pkg/informer/factory.ts";
-import type { SharedIndexInformer } from "../../pkg/informer/shared-informer.ts";
+import type { SharedIndexInformer, SharedIndexInformerOptions } from "../../pkg/informer/shared-informer.ts";
 import { loadClientConfig } from "../../pkg/kube/client-config.ts";
 import { createKubeClient, type KubeClient } from "../../pkg/kube/client.ts";
 import type { GroupVersionResource } from "../../pkg/kube/gvr.ts";
@@ -33,10 +33,12 @@ export async function createConfigMaps(client: KubeClient, namespace: string, na
   await inParallel(names, 32, (name) => configMaps.create({ metadata: { name }, data: { payload } } as KubeObject));
 }
 
-export function informerFactory(client: KubeClient): SharedInformerFactory {
+/** Informers as the manager builds them; `reflector` overrides the defaults, e.g. `{ useWatchList: false }` for LIST. */
+export function informerFactory(client: KubeClient, reflector?: SharedIndexInformerOptions<KubeObject>["reflector"]): SharedInformerFactory {
   return new SharedInformerFactory({
     listerWatcherFor: (gvr, scope) => client.dynamic.listerWatcher(gvr, scope),
     defaultResyncMs: 0,
+    ...(reflector && { informerOptions: { reflector } }),
   });
 }
 

@@ -1,6 +1,7 @@
 // Lists at scale against a real API server: a list whose transfer outlasts the client's
-// request timeout still syncs (the timeout bounds stalls, not the transfer), and the server's
-// "Too large resource version" answer is recognised as such.
+// request timeout still syncs (the timeout bounds stalls, not the transfer), whether it comes as
+// a LIST or as a streaming list, and the server's "Too large resource version" answer is
+// recognised as such.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { isTooLargeResourceVersion } from "../../pkg/informer/reflector-errors.ts";
 import type { SharedInformerFactory } from "../../pkg/informer/factory.ts";
@@ -33,42 +34,53 @@ afterAll(async () => {
 });
 
 describe("lists at scale against a real API server", () => {
-  test("a 50 MiB list over a link too slow to carry it within the request timeout still syncs", async () => {
-    const namespace = "big-list";
-    const objects = 100;
-    const payloadBytes = 512 * 1024;
-    await ensureNamespace(admin, namespace);
-    // Random payloads: the API server gzips big responses, and repeated characters would shrink to nothing.
-    const configMaps = admin.dynamic.resource(resources.configMaps, namespace);
-    let newest = 0;
-    await inParallel(Array.from({ length: objects }, (_, i) => `cm-${i}`), 8, async (name) => {
-      const created = await configMaps.create({ metadata: { name }, data: { payload: randomText(payloadBytes) } } as KubeObject);
-      newest = Math.max(newest, Number(created.metadata?.resourceVersion));
-    });
-    // The informer's first list (resourceVersion "0") is whatever the watch cache holds: let it catch up.
-    await configMaps.list({ resourceVersion: String(newest) });
+  const namespace = "big-list";
+  const objects = 100;
+  let created: Promise<void> | undefined;
 
-    // Even gzipped (base64 shrinks to about 3/4), 50 MiB at 6 MiB/s takes over 6 s; the informer's client gives up on a request after 2 s.
-    const timeoutMs = 2_000;
-    const rate = 6 * 2 ** 20;
-    proxy.throttle(rate);
-    const slowLink = await createKubeClient(loadClientConfig({ kubeconfig: controlPlane.writeKubeconfig({ server: `https://127.0.0.1:${proxy.port}` }) }), {
-      qps: 50,
-      burst: 100,
-      timeoutMs,
-    });
-    const factory = informerFactory(slowLink);
-    factories.push(factory);
-    const { informer } = factory.forResource(resources.configMaps, { namespace });
-    factory.start(stop.signal);
-    const result = await factory.waitForCacheSync(stop.signal, 120_000);
-    const lastError = informer.lastListError instanceof Error ? informer.lastListError.message : undefined;
-    expect({ synced: result.synced, lastError }).toEqual({ synced: true, lastError: undefined });
-    expect(informer.counters).toMatchObject({ lists: 1, errors: 0 });
-    // The list went through the throttle, and what it carried takes well over the timeout at that rate.
-    expect(proxy.bytesToClients / rate).toBeGreaterThan((2 * timeoutMs) / 1000);
-    expect(informer.getIndexer().listKeys()).toHaveLength(objects);
-  }, 300_000);
+  /** 100 ConfigMaps of 512 KiB each, made once for every test that needs them. */
+  function bigCollection(): Promise<void> {
+    created ??= (async () => {
+      await ensureNamespace(admin, namespace);
+      // Random payloads: the API server gzips big responses, and repeated characters would shrink to nothing.
+      const configMaps = admin.dynamic.resource(resources.configMaps, namespace);
+      let newest = 0;
+      await inParallel(Array.from({ length: objects }, (_, i) => `cm-${i}`), 8, async (name) => {
+        const made = await configMaps.create({ metadata: { name }, data: { payload: randomText(512 * 1024) } } as KubeObject);
+        newest = Math.max(newest, Number(made.metadata?.resourceVersion));
+      });
+      // A first LIST (resourceVersion "0") is whatever the watch cache holds: let it catch up.
+      await configMaps.list({ resourceVersion: String(newest) });
+    })();
+    return created;
+  }
+
+  for (const useWatchList of [false, true]) {
+    test(`a 50 MiB ${useWatchList ? "streaming list" : "LIST"} over a link too slow to carry it within the request timeout still syncs`, async () => {
+      await bigCollection();
+      // Even gzipped (base64 shrinks to about 3/4), 50 MiB at 6 MiB/s takes over 6 s; the informer's client gives up on a request after 2 s.
+      const timeoutMs = 2_000;
+      const rate = 6 * 2 ** 20;
+      proxy.throttle(rate);
+      const bytesBefore = proxy.bytesToClients;
+      const slowLink = await createKubeClient(loadClientConfig({ kubeconfig: controlPlane.writeKubeconfig({ server: `https://127.0.0.1:${proxy.port}` }) }), {
+        qps: 50,
+        burst: 100,
+        timeoutMs,
+      });
+      const factory = informerFactory(slowLink, { useWatchList });
+      factories.push(factory);
+      const { informer } = factory.forResource(resources.configMaps, { namespace });
+      factory.start(stop.signal);
+      const result = await factory.waitForCacheSync(stop.signal, 120_000);
+      const lastError = informer.lastListError instanceof Error ? informer.lastListError.message : undefined;
+      expect({ synced: result.synced, lastError }).toEqual({ synced: true, lastError: undefined });
+      expect(informer.counters).toMatchObject({ lists: 1, watches: 1, errors: 0 });
+      // The list went through the throttle, and what it carried takes well over the timeout at that rate.
+      expect((proxy.bytesToClients - bytesBefore) / rate).toBeGreaterThan((2 * timeoutMs) / 1000);
+      expect(informer.getIndexer().listKeys()).toHaveLength(objects);
+    }, 300_000);
+  }
 
   test("listing at a resourceVersion the server has not reached is answered with Too large resource version", async () => {
     const configMaps = admin.dynamic.resource(resources.configMaps, "default");

@@ -1,6 +1,6 @@
 // Issue 3 acceptance (a), (b), (f)–(i): the informer pipeline against a real API server.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { SharedInformerFactory } from "../../pkg/informer/factory.ts";
+import { SharedInformerFactory } from "../../pkg/informer/factory.ts";
 import { SharedIndexInformer } from "../../pkg/informer/shared-informer.ts";
 import type { KubeClient } from "../../pkg/kube/client.ts";
 import { resources } from "../../pkg/kube/gvr.ts";
@@ -202,7 +202,41 @@ spec:
     await ensureNamespace(client, "noisy");
     await createConfigMaps(client, "noisy", ["n1", "n2"]);
     await waitUntil(() => Number(informer.lastSyncResourceVersion) > initial, "a bookmark advancing the resourceVersion", 60_000, 250);
+    // The bookmark reaches the cache too, in order with the events (AtomicFIFO).
+    await waitUntil(() => Number(informer.getIndexer().lastStoreSyncResourceVersion()) > initial, "the bookmark applied to the cache");
     expect(informer.getIndexer().list()).toHaveLength(0);
     expect(informer.counters.lists).toBe(1);
   }, 90_000);
+
+  test("(j) typed and metadata-only informers fill their caches with a streaming list, not a LIST, and the cache is as of the list", async () => {
+    await ensureNamespace(client, "streamed");
+    await createConfigMaps(client, "streamed", Array.from({ length: 200 }, (_, i) => `cm-${i}`));
+    /** Per informer ("full" or "metadata"): "stream", "list" or "watch" for every request, in order. */
+    const requests = new Map<string, string[]>();
+    const factory = new SharedInformerFactory({
+      listerWatcherFor: (gvr, scope) => {
+        const lw = client.dynamic.listerWatcher(gvr, scope);
+        const log: string[] = [];
+        requests.set(scope.metadataOnly ? "metadata" : "full", log);
+        return {
+          list: (options, signal) => (log.push("list"), lw.list(options, signal)),
+          watch: (options, signal) => (log.push(options.sendInitialEvents ? "stream" : "watch"), lw.watch(options, signal)),
+        };
+      },
+      defaultResyncMs: 0,
+    });
+    factories.push(factory);
+    const full = factory.forResource(resources.configMaps, { namespace: "streamed" }).informer;
+    const metadata = factory.forMetadata(resources.configMaps, { namespace: "streamed" }).informer;
+    factory.start(stop.signal);
+    expect(await factory.waitForCacheSync(stop.signal, 60_000)).toEqual({ synced: true, unsynced: [] });
+    expect(Object.fromEntries(requests)).toEqual({ full: ["stream"], metadata: ["stream"] });
+    const listed = await listVersions(client, resources.configMaps, "streamed");
+    for (const informer of [full, metadata]) {
+      expect(sameVersions(cacheVersions(informer), listed)).toBe(true);
+      // The stream's end-of-list bookmark carries the collection's resourceVersion: never older than any object listed.
+      const cacheVersion = Number(informer.getIndexer().lastStoreSyncResourceVersion());
+      expect(cacheVersion).toBeGreaterThanOrEqual(Math.max(...[...listed.values()].map(Number)));
+    }
+  }, 120_000);
 });
