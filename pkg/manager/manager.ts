@@ -13,17 +13,19 @@ import { leaderElectionIdentity } from "../leaderelection/identity.ts";
 import type { Logger } from "../log/logger.ts";
 import { createMetricsRegistry } from "../metrics/registry.ts";
 import { restClientMetrics } from "../metrics/rest-client-metrics.ts";
+import { versionInfoMetric } from "../metrics/version-info.ts";
 import { PrometheusInformerMetricsProvider } from "../metrics/informer-metrics.ts";
 import { PrometheusWorkqueueMetricsProvider } from "../metrics/workqueue-metrics.ts";
 import { prometheusReconcileMetrics } from "../controller/reconcile-metrics.ts";
 import type { Options } from "../options/options.ts";
 import { HealthCheckSet } from "../server/health.ts";
 import { createHttpApp, type HttpEndpoints } from "../server/http-app.ts";
+import { runtimeVersion } from "../server/runtime-version.ts";
 import { startSecureServing } from "../server/secure-serving.ts";
 import { serve, type RunningServer } from "../server/serve.ts";
 import { RecentEvents } from "../status/recent-events.ts";
 import { StatusBoard } from "../status/status-board.ts";
-import { version } from "../version.ts";
+import { emulatedKubernetesVersion, version } from "../version.ts";
 import type { ControllerDescriptor } from "./controller-descriptor.ts";
 import { ControllerGroup } from "./controller-group.ts";
 import { Leadership } from "./leadership.ts";
@@ -33,6 +35,9 @@ import { ServiceGroup } from "./service-group.ts";
 import { waitForApiServer } from "./wait-for-apiserver.ts";
 
 export type { ExitReason } from "./run-controllers.ts";
+
+/** How kube-loom names itself in /statusz, /flagz and version_info. */
+const componentName = "kube-loom";
 
 export class Manager {
   private readonly endpoints: HttpEndpoints;
@@ -47,6 +52,8 @@ export class Manager {
     private readonly logger: Logger,
   ) {
     const metrics = createMetricsRegistry();
+    const binaryVersion = version.replace(/^v/, "");
+    versionInfoMetric(metrics, { component: componentName, binary: binaryVersion, emulation: emulatedKubernetesVersion });
     this.status = new StatusBoard({ process: { identity: this.identity, version, startedAt: Date.now() }, metrics, events: this.recentEvents });
     this.endpoints = {
       healthz: new HealthCheckSet(),
@@ -55,6 +62,14 @@ export class Manager {
       metrics,
       status: this.status,
       debugRoutes: [],
+      component: {
+        name: componentName,
+        startedAt: performance.timeOrigin,
+        binaryVersion,
+        emulationVersion: emulatedKubernetesVersion,
+        runtimeVersion: runtimeVersion(),
+      },
+      flags: options.values.texts(),
     };
     // Not ready from the first request on: the server answers before the API server is even reached.
     this.endpoints.readyz.add({
