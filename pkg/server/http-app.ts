@@ -1,10 +1,12 @@
 // The manager's HTTP surface: health endpoints in the API server's format, Prometheus
-// metrics, the status page, and debug pages that controllers contribute (e.g. the garbage
-// collector's graph).
+// metrics, kube-controller-manager's /statusz and /flagz, the status page, and debug pages that
+// controllers contribute (e.g. the garbage collector's graph).
 import { Hono } from "hono";
 import type { Registry } from "prom-client";
+import { mountFlagz } from "./flagz.ts";
 import { HealthCheckSet, mountHealthEndpoint } from "./health.ts";
 import { mountStatusPage, type StatusSource } from "./status-page.ts";
+import { type ComponentFacts, mountStatusz } from "./statusz.ts";
 
 /** A read-only debug page under /debug/controllers/<controller>/<path>. */
 export interface DebugRoute {
@@ -24,6 +26,10 @@ export interface HttpEndpoints {
   /** /debug/status and /debug/status.json. */
   status: StatusSource;
   debugRoutes: DebugRoute[];
+  /** What /statusz says. */
+  component: ComponentFacts;
+  /** /flagz: every flag's value, by name. */
+  flags: Readonly<Record<string, string>>;
 }
 
 export function createHttpApp(endpoints: HttpEndpoints): Hono {
@@ -42,5 +48,8 @@ export function createHttpApp(endpoints: HttpEndpoints): Hono {
     const route = endpoints.debugRoutes.find((r) => r.controller === controller && r.path === path);
     return route ? route.handler(c.req.raw) : c.notFound();
   });
+  mountFlagz(app, endpoints.component.name, endpoints.flags);
+  // Last: it lists the paths mounted before it.
+  mountStatusz(app, endpoints.component);
   return app;
 }

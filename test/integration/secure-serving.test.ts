@@ -70,10 +70,16 @@ async function token(serviceAccount: string): Promise<string> {
 }
 
 /** GETs over HTTPS, trusting the CA kube-loom wrote into --cert-dir (the second certificate of kube-loom.crt). */
-async function get(path: string, credentials: { token?: string; client?: IssuedCertificate } = {}): Promise<{ status: number; body: string; type: string | null }> {
+async function get(
+  path: string,
+  credentials: { token?: string; client?: IssuedCertificate; accept?: string } = {},
+): Promise<{ status: number; body: string; type: string | null }> {
   const ca = readFileSync(join(certDir, "kube-loom.crt"), "utf8");
   const tls = { ca, ...(credentials.client ? { cert: credentials.client.certPem, key: credentials.client.keyPem } : {}) };
-  const headers: Record<string, string> = credentials.token ? { Authorization: `Bearer ${credentials.token}` } : {};
+  const headers: Record<string, string> = {
+    ...(credentials.token ? { Authorization: `Bearer ${credentials.token}` } : {}),
+    ...(credentials.accept ? { Accept: credentials.accept } : {}),
+  };
   const response = await fetch(`${kubeLoom.secureUrl}${path}`, { headers, tls, signal: AbortSignal.timeout(30_000) } as RequestInit);
   return { status: response.status, body: await response.text(), type: response.headers.get("content-type") };
 }
@@ -206,6 +212,45 @@ describe("HTTPS with delegated authentication and authorization", () => {
     expect((await get("/metrics", { client: allowed })).status).toBe(200);
     expect(await get("/metrics", { client: nobody })).toMatchObject({ status: 403, body: expect.stringContaining('User \\"cert-nobody\\" cannot get path') });
     expect((await get("/metrics", { client: outsider })).status).toBe(401);
+  });
+
+  test("/statusz and /flagz (kube-controller-manager 1.36+): credentials needed; the system:monitoring group, granted them by the bootstrap policy, reads both forms", async () => {
+    const monitor = await controlPlane.issueClientCertificate({ user: "cert-monitor", groups: ["system:monitoring"] });
+    await waitUntil(async () => (await get("/metrics", { client: controlPlane.admin })).status === 200, "the cluster's client CA read");
+    expect((await get("/statusz")).status).toBe(401);
+    expect((await get("/flagz", { token: await token("stranger") })).status).toBe(403);
+
+    const text = await get("/statusz", { client: monitor });
+    expect(text).toMatchObject({ status: 200, type: "text/plain; charset=utf-8" });
+    expect(text.body).toStartWith("\nkube-loom statusz\n");
+    expect(text.body).toMatch(/\nBinary version(: |:|=| ) \d+\.\d+\.\d+\n/);
+
+    const structured = await get("/statusz", { client: monitor, accept: "application/json;as=Statusz;v=v1beta1;g=config.k8s.io" });
+    expect(structured.type).toBe("application/json;g=config.k8s.io;v=v1beta1;as=Statusz");
+    const statusz = JSON.parse(structured.body);
+    expect(statusz).toMatchObject({ kind: "Statusz", apiVersion: "config.k8s.io/v1beta1", metadata: { name: "kube-loom" }, emulationVersion: "1.37" });
+    expect(statusz.goVersion).toStartWith("Bun ");
+    expect(statusz.paths).toEqual(["/debug", "/flagz", "/healthz", "/livez", "/metrics", "/readyz"]);
+    expect(Date.now() - Date.parse(statusz.startTime)).toBeLessThan(30 * 60_000);
+    expect((await get("/statusz", { client: monitor, accept: "application/json" })).status).toBe(406);
+
+    const flagz = JSON.parse((await get("/flagz", { client: monitor, accept: "application/json;as=Flagz;v=v1beta1;g=config.k8s.io" })).body);
+    expect(flagz).toMatchObject({ kind: "Flagz", apiVersion: "config.k8s.io/v1beta1", metadata: { name: "kube-loom" } });
+    expect(flagz.flags).toMatchObject({
+      controllers: "[replicaset]",
+      "leader-elect": "false",
+      v: "4",
+      "cert-dir": certDir,
+      "controller-shutdown-timeout": "10s",
+      "tls-curve-preferences": "[]",
+      "min-resync-period": "12h0m0s",
+    });
+    expect((await get("/flagz", { client: monitor })).body).toMatch(/\nsecure-port(: |:|=| )\d+\n/);
+  });
+
+  test("/metrics carries version_info as kube-controller-manager 1.37 does, with kube-loom's versions", async () => {
+    const { body } = await get("/metrics", { token: await token("scraper") });
+    expect(body).toMatch(/\nversion_info\{component="kube-loom",binary="\d+\.\d+\.\d+",emulation="1\.37",min_compat="1\.36"\} 1\n/);
   });
 
   test("Prometheus scrapes /metrics with a bearer token file and reports up == 1", async () => {
