@@ -123,6 +123,9 @@ describe("kube-loom's HTTP endpoints", () => {
       "controller_runtime_reconcile_total",
       "controller_runtime_reconcile_errors_total",
       "controller_runtime_reconcile_time_seconds_bucket",
+      'informer_queued_items{name="kube-loom",group="",version="v1",resource="configmaps"}',
+      'informer_processing_latency_seconds_bucket{le="0.001",name="kube-loom",group="",version="v1",resource="configmaps"}',
+      'informer_store_resource_version{name="kube-loom",group="",version="v1",resource="configmaps"}',
       "process_resident_memory_bytes",
     ]) {
       expect(body).toContain(name);
