@@ -42,6 +42,37 @@ describe("kube-loom single executable", () => {
     expect(stdout).toContain("--kube-api-qps");
   });
 
+  test("--help shows kube-controller-manager 1.37's --controller-shutdown-timeout (Generic) and --tls-curve-preferences (Secure serving), not the deprecated --shutdown-grace-period", async () => {
+    const { code, stdout } = await runBinary(["--help"]);
+    expect(code).toBe(0);
+    const section = (group: string) => stdout.split(`\n${group} flags:\n`)[1]?.split(/\n\S.* flags:\n/)[0] ?? "";
+    expect(section("Generic")).toMatch(/\n {6}--controller-shutdown-timeout duration +.*\(default 10s\)\n/);
+    expect(section("Secure serving")).toContain("      --tls-curve-preferences int32Slice ");
+    expect(stdout).not.toContain("shutdown-grace-period");
+  });
+
+  test("the deprecated --shutdown-grace-period still runs, with one warning line", async () => {
+    const { code, stderr } = await runBinary([
+      `--kubeconfig=${controlPlane.kubeconfigPath}`,
+      "--master=https://127.0.0.1:1",
+      "--apiserver-wait-timeout=1s",
+      "--port=0", "--secure-port=0",
+      "--shutdown-grace-period=5s", "--shutdown-grace-period=6s",
+    ]);
+    expect(code).toBe(1);
+    const warnings = stderr.split("\n").filter((line) => line.includes("deprecated"));
+    expect(warnings).toEqual(["kube-loom: --shutdown-grace-period is deprecated: use --controller-shutdown-timeout (default 10s; there 0 means no limit)"]);
+  }, 60_000);
+
+  test("--tls-curve-preferences the runtime cannot offer, or Go does not know, exits 2 with one line", async () => {
+    for (const [value, text] of [["4587", "curve ID 4587 (SecP256r1MLKEM768) is not available in Bun"], ["29,30", "curve ID 30 is not one Go's crypto/tls knows"]] as const) {
+      const { code, stderr } = await runBinary([`--tls-curve-preferences=${value}`]);
+      expect(code).toBe(2);
+      expect(stderr.trim().split("\n")).toHaveLength(1);
+      expect(stderr).toContain(text);
+    }
+  });
+
   test("--version exits 0", async () => {
     const { code, stdout } = await runBinary(["--version"]);
     expect(code).toBe(0);
