@@ -1,7 +1,9 @@
 // One measurement of bench/informer-sync.ts, in its own process so its RSS is its own:
-//   bun bench/informer-sync-worker.ts <kube-loom|kube-loom-metadata|client-node> <kubeconfig> <namespace> <expected-count>
-// Prints one JSON line: {variant, syncMs, rssMiB, baseRssMiB, heapMiB, cached}; baseRssMiB is the
-// process before the informer exists, so rssMiB − baseRssMiB is what the informer and its cache cost.
+//   bun bench/informer-sync-worker.ts <kube-loom[-metadata][-list]|client-node> <kubeconfig> <namespace> <expected-count>
+// ("-list": fill the cache by LIST instead of a streaming list.)
+// Prints one JSON line: {variant, syncMs, rssMiB, baseRssMiB, peakRssMiB, heapMiB, cached}; baseRssMiB
+// is the process before the informer exists, so rssMiB − baseRssMiB is what the informer and its
+// cache cost; peakRssMiB is the most the process ever held, the sync's transient garbage included.
 import type { V1ConfigMap } from "@kubernetes/client-node";
 import { SharedInformerFactory } from "../pkg/informer/factory.ts";
 import { loadClientConfig } from "../pkg/kube/client-config.ts";
@@ -21,7 +23,7 @@ type StartInformer = () => Promise<() => number>;
 const startInformer =
   variant === "client-node"
     ? await clientNodeInformer(kubeconfig, namespace)
-    : kubeLoomInformer(kubeconfig, namespace, variant === "kube-loom-metadata");
+    : kubeLoomInformer(kubeconfig, namespace, { metadataOnly: variant.includes("metadata"), useWatchList: !variant.endsWith("-list") });
 Bun.gc(true);
 const baseRssMiB = process.memoryUsage().rss / 2 ** 20;
 const started = performance.now();
@@ -38,6 +40,8 @@ console.log(
     syncMs: Math.round(syncMs),
     rssMiB: +(memory.rss / 2 ** 20).toFixed(1),
     baseRssMiB: +baseRssMiB.toFixed(1),
+    // maxRSS is in KiB.
+    peakRssMiB: +(process.resourceUsage().maxRSS / 1024).toFixed(1),
     heapMiB: +(memory.heapUsed / 2 ** 20).toFixed(1),
     cached: cached(),
   }),
@@ -58,11 +62,15 @@ async function clientNodeInformer(kubeconfig: string, namespace: string): Promis
   };
 }
 
-function kubeLoomInformer(kubeconfig: string, namespace: string, metadataOnly: boolean): StartInformer {
+function kubeLoomInformer(kubeconfig: string, namespace: string, { metadataOnly, useWatchList }: { metadataOnly: boolean; useWatchList: boolean }): StartInformer {
   const config = loadClientConfig({ kubeconfig });
   return async () => {
     const client = await createKubeClient(config, { qps: 20, burst: 30, timeoutMs: 120_000 });
-    const factory = new SharedInformerFactory({ listerWatcherFor: (gvr, scope) => client.dynamic.listerWatcher(gvr, scope), defaultResyncMs: 0 });
+    const factory = new SharedInformerFactory({
+      listerWatcherFor: (gvr, scope) => client.dynamic.listerWatcher(gvr, scope),
+      defaultResyncMs: 0,
+      informerOptions: { reflector: { useWatchList } },
+    });
     const { informer } = metadataOnly ? factory.forMetadata(resources.configMaps, { namespace }) : factory.forResource(resources.configMaps, { namespace });
     factory.start(new AbortController().signal);
     // Not waitForCacheSync: it looks every 100 ms, which would round every figure up to that.

@@ -1,11 +1,12 @@
-// Informer benchmark: time to sync and memory after sync for 10,000 and 50,000 ConfigMaps
-// (~1 KiB each) on one real API server, for kube-loom's informer and its metadata-only
-// informer, client-go's (the library kube-controller-manager is built from: a
-// SharedInformerFactory informer over JSON like kube-loom and over protobuf as
-// kube-controller-manager sets it up, and a metadata informer), @kubernetes/client-node's
-// makeInformer, and the limit: the same first LIST read to its last byte without decoding.
-// Each measurement runs in a fresh process; rounds are interleaved and medians reported.
-//   bun bench/informer-sync.ts [sizes, default 10000,50000] [rounds, default 3]
+// Informer benchmark: time to sync and memory (peak, and after sync) for 10,000 and 50,000
+// ConfigMaps (~1 KiB each) on one real API server, for kube-loom's informer and its
+// metadata-only informer, each filled by a streaming list (the default) and by LIST, client-go's
+// (the library kube-controller-manager is built from: a SharedInformerFactory informer over JSON
+// like kube-loom and over protobuf as kube-controller-manager sets it up, and a metadata
+// informer), @kubernetes/client-node's makeInformer, and the limit: the same first LIST read to
+// its last byte without decoding. Each measurement runs in a fresh process; rounds are
+// interleaved and medians reported.
+//   bun bench/informer-sync.ts [sizes, default 10000,50000] [rounds, default 3] [variants, default all, e.g. kube-loom,kube-loom-list]
 import { ControlPlane } from "../test/controlplane/control-plane.ts";
 import { createConfigMaps, ensureNamespace, fastClient } from "../test/integration/informer-fixtures.ts";
 import { clientNodeKubeconfig } from "./client-node-kubeconfig.ts";
@@ -22,16 +23,20 @@ const burst = "30";
 
 type Variant =
   | "kube-loom"
+  | "kube-loom-list"
   | "kube-loom-metadata"
+  | "kube-loom-metadata-list"
   | "client-go"
   | "client-go-protobuf"
   | "client-go-metadata"
   | "client-node"
   | "limit"
   | "limit-metadata";
-const variants: readonly Variant[] = [
+const allVariants: readonly Variant[] = [
   "kube-loom",
+  "kube-loom-list",
   "kube-loom-metadata",
+  "kube-loom-metadata-list",
   "client-go",
   "client-go-protobuf",
   "client-go-metadata",
@@ -39,9 +44,12 @@ const variants: readonly Variant[] = [
   "limit",
   "limit-metadata",
 ];
+const variants = process.argv[4] ? chosenVariants(process.argv[4]) : allVariants;
 const labels: Record<Variant, string> = {
-  "kube-loom": "kube-loom",
-  "kube-loom-metadata": "kube-loom metadata-only",
+  "kube-loom": "kube-loom (streaming list)",
+  "kube-loom-list": "kube-loom, LIST",
+  "kube-loom-metadata": "kube-loom metadata-only (streaming list)",
+  "kube-loom-metadata-list": "kube-loom metadata-only, LIST",
   "client-go": "client-go SharedInformerFactory, JSON",
   "client-go-protobuf": "client-go SharedInformerFactory, protobuf",
   "client-go-metadata": "client-go metadatainformer",
@@ -52,7 +60,9 @@ const labels: Record<Variant, string> = {
 /** Whom each variant is compared with: client-go and the limit of the same kind. */
 const references: Record<Variant, { clientGo: Variant; limit: Variant }> = {
   "kube-loom": { clientGo: "client-go", limit: "limit" },
+  "kube-loom-list": { clientGo: "client-go", limit: "limit" },
   "kube-loom-metadata": { clientGo: "client-go-metadata", limit: "limit-metadata" },
+  "kube-loom-metadata-list": { clientGo: "client-go-metadata", limit: "limit-metadata" },
   "client-go": { clientGo: "client-go", limit: "limit" },
   "client-go-protobuf": { clientGo: "client-go", limit: "limit" },
   "client-go-metadata": { clientGo: "client-go-metadata", limit: "limit-metadata" },
@@ -67,10 +77,14 @@ interface Measurement {
   rssMiB?: number;
   /** The same process before the informer existed. */
   baseRssMiB?: number;
+  /** The highest RSS the process reached, sync included (kube-loom's and client-node's workers). */
+  peakRssMiB?: number;
   heapMiB?: number;
 }
 
-const [controlPlane] = await Promise.all([ControlPlane.start(), clientGoPeer()]);
+/** Variants measured by the client-go peer, which is built (in Go) only when one is chosen. */
+const peerVariants: readonly Variant[] = ["client-go", "client-go-protobuf", "client-go-metadata", "limit", "limit-metadata"];
+const [controlPlane] = await Promise.all([ControlPlane.start(), variants.some((v) => peerVariants.includes(v)) ? clientGoPeer() : undefined]);
 try {
   const client = await fastClient(controlPlane.kubeconfigPath);
   const tokenKubeconfig = await clientNodeKubeconfig(controlPlane);
@@ -94,6 +108,16 @@ try {
   printResults(results);
 } finally {
   await controlPlane.stop();
+}
+
+function chosenVariants(list: string): Variant[] {
+  const chosen = list.split(",");
+  const unknown = chosen.filter((name) => !allVariants.includes(name as Variant));
+  if (unknown.length > 0) {
+    console.error(`unknown variant "${unknown.join(",")}": expected a comma-separated list of ${allVariants.join(", ")}`);
+    process.exit(2);
+  }
+  return allVariants.filter((variant) => chosen.includes(variant));
 }
 
 function measure(variant: Variant, kubeconfig: string, namespace: string, size: number): Promise<Measurement> {
@@ -131,6 +155,7 @@ function printResults(results: Map<string, Measurement[]>): void {
     "sync s",
     "RSS MiB",
     "RSS added MiB",
+    "peak RSS MiB",
     "heap MiB",
     "sync vs client-go",
     "sync vs limit",
@@ -150,13 +175,14 @@ function printResults(results: Map<string, Measurement[]>): void {
       const rss = pick(variant, "rssMiB");
       const heap = pick(variant, "heapMiB");
       const { clientGo, limit } = references[variant];
-      const full = !variant.endsWith("metadata");
+      const full = !variant.includes("metadata");
       lines.push([
         size.toLocaleString("en-US"),
         labels[variant],
         (syncMs / 1000).toFixed(2),
         rss?.toFixed(0) ?? "",
         pick(variant, "addedMiB")?.toFixed(0) ?? "",
+        pick(variant, "peakRssMiB")?.toFixed(0) ?? "",
         heap?.toFixed(0) ?? "",
         ratio(syncMs, pick(clientGo, "syncMs")),
         ratio(syncMs, pick(limit, "syncMs")),
@@ -168,6 +194,12 @@ function printResults(results: Map<string, Measurement[]>): void {
     const metadataShare = (metadata: Variant, fullVariant: Variant) =>
       `${ratio(pick(metadata, "rssMiB") ?? Number.NaN, pick(fullVariant, "rssMiB"))} (added: ${ratio(pick(metadata, "addedMiB") ?? Number.NaN, pick(fullVariant, "addedMiB"))})`;
     const protobuf = (field: "syncMs" | "rssMiB") => ratio(pick("kube-loom", field) ?? Number.NaN, pick("client-go-protobuf", field));
+    const streamedVsListed = (streamed: Variant, listed: Variant) =>
+      (["syncMs", "peakRssMiB", "rssMiB"] as const).map((field) => `${field} ${ratio(pick(streamed, field) ?? Number.NaN, pick(listed, field))}`).join(", ");
+    console.log(
+      `${size.toLocaleString("en-US")} objects: streaming list / LIST: kube-loom ${streamedVsListed("kube-loom", "kube-loom-list")}; ` +
+        `metadata-only ${streamedVsListed("kube-loom-metadata", "kube-loom-metadata-list")}`,
+    );
     console.log(
       `${size.toLocaleString("en-US")} objects: metadata-only RSS / full RSS: kube-loom ${metadataShare("kube-loom-metadata", "kube-loom")}, ` +
         `client-go ${metadataShare("client-go-metadata", "client-go")}; kube-loom vs client-go with protobuf: sync ${protobuf("syncMs")}, RSS ${protobuf("rssMiB")}`,

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { FakeClock } from "../clock/fake-clock.ts";
-import { type GroupVersionResource, resources } from "../kube/gvr.ts";
+import { type GroupVersionResource, gvrString, resources } from "../kube/gvr.ts";
 import type { ListerWatcher } from "../kube/list-watch.ts";
 import { parseSelector, selectorFromLabelSelector } from "../labels/selector.ts";
 import { eventually } from "../../test/support/eventually.ts";
@@ -8,6 +8,7 @@ import { FakeListerWatcher } from "../../test/support/fake-lister-watcher.ts";
 import { obj } from "../../test/support/objects.ts";
 import { type ListerWatcherRequest, SharedInformerFactory } from "./factory.ts";
 import { Indexer } from "./indexer.ts";
+import type { InformerIdentity } from "./informer-metrics.ts";
 import { namespaceIndex, namespaceIndexName } from "./index-funcs.ts";
 import { Lister } from "./lister.ts";
 
@@ -152,6 +153,30 @@ describe("SharedInformerFactory", () => {
     expect(lister.namespace("ns1").list(selectorFromLabelSelector({ matchLabels: { app: "db" } }))[0]?.metadata?.name).toBe("b");
     expect(lister.namespace("ns2").get("c")?.metadata?.name).toBe("c");
     expect(lister.namespace("ns2").get("a")).toBeUndefined();
+    await factory.shutdown();
+  });
+
+  test("metrics: the first informer of a resource reports them under the factory's name; a removed one frees the resource", async () => {
+    const reporters: string[] = [];
+    const ignored = { set: () => {}, observe: () => {} };
+    const provider = {
+      newQueuedItemMetric: ({ name, resource }: InformerIdentity) => (reporters.push(`${name} ${gvrString(resource)}`), ignored),
+      newProcessingLatencyMetric: () => ignored,
+      newStoreResourceVersionMetric: () => ignored,
+    };
+    const factory = new SharedInformerFactory({
+      listerWatcherFor: () => new FakeListerWatcher(),
+      defaultResyncMs: 0,
+      metrics: { provider, name: "kube-loom" },
+    });
+    factory.pods();
+    factory.pods({ namespace: "other" });
+    factory.forMetadata(resources.pods);
+    factory.forResource(widgets);
+    expect(reporters).toEqual(["kube-loom pods.v1", "kube-loom widgets.v1alpha1.example.com"]);
+    expect(await factory.remove(resources.pods)).toBe(true);
+    factory.pods();
+    expect(reporters).toEqual(["kube-loom pods.v1", "kube-loom widgets.v1alpha1.example.com", "kube-loom pods.v1"]);
     await factory.shutdown();
   });
 });
