@@ -110,7 +110,7 @@ export class SoakReplica {
           `--leader-elect-lease-duration=${leaseTimings.leaseDurationMs}ms`,
           `--leader-elect-renew-deadline=${leaseTimings.renewDeadlineMs}ms`,
           `--leader-elect-retry-period=${leaseTimings.retryPeriodMs}ms`,
-          "--shutdown-grace-period=5s",
+          "--controller-shutdown-timeout=5s",
         ],
       });
       this.#process = started;
