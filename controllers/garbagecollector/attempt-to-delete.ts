@@ -243,7 +243,8 @@ export class AttemptToDelete implements Reconciler<GraphNode> {
    * references it throws, to decide again. Unlike upstream it sends nothing more to an object
    * being deleted meanwhile: a second DELETE would rewrite the finalizers its deleter chose (an
    * orphan finalizer dropped by a background policy). An object found gone, on the DELETE or on
-   * the read, is reported to the graph.
+   * the read, is reported to the graph; so is one whose name another object has taken by then
+   * (upstream requeues it and reports it on the next attempt, which finds the other UID).
    */
   private async deleteAsDecided(identity: ObjectIdentity, meta: ObjectMeta, policy: PropagationPolicy): Promise<"deleted" | "gone" | "left"> {
     const { api } = this.options;
