@@ -22,7 +22,7 @@ export const KUBE_CONTROLLER_MANAGER_CONTROLLERS = "*,-replicaset-controller,-ga
 
 // kwok manages only Nodes carrying this annotation, so it never touches a Node it did not get.
 const KWOK_NODE_ANNOTATION = "kwok.x-k8s.io/node";
-const KWOK_POD_STAGES = resolve(import.meta.dir, "kwok-pod-stages.yaml");
+const KWOK_STAGES = resolve(import.meta.dir, "kwok-stages.yaml");
 // kwokctl's default: kwok renews a Lease per Node, which is what the node-lifecycle controller watches.
 const KWOK_NODE_LEASE_SECONDS = 40;
 
@@ -121,7 +121,7 @@ export class LocalCluster {
       [
         binaries.kwok,
         `--kubeconfig=${controlPlane.kubeconfigPath}`,
-        `--config=${KWOK_POD_STAGES}`,
+        `--config=${KWOK_STAGES}`,
         "--manage-all-nodes=false",
         `--manage-nodes-with-annotation-selector=${KWOK_NODE_ANNOTATION}=fake`,
         `--node-lease-duration-seconds=${KWOK_NODE_LEASE_SECONDS}`,
