@@ -183,7 +183,7 @@ describe("help defaults follow pflag: omitted for zero values", () => {
     [durationFlag({ name: "hours", group, help: "", default: 12 * 3_600_000 }), "12h0m0s"],
     [names, "[*]"],
     [stringListFlag({ name: "none", group, help: "", default: [] }), undefined],
-    [ids, undefined],
+    [ids, "[]"],
     [intListFlag({ name: "some", group, help: "", default: [1, 2] }), "[1,2]"],
   ])("--%s", (flag, helpDefault) => {
     expect(flag.helpDefault).toBe(helpDefault);

@@ -267,7 +267,8 @@ export function intListFlag(spec: FlagSpec<readonly number[]>): FlagDefinition<r
     kind: "intList",
     typeName: "int32Slice",
     expected: "a comma-separated list of integers",
-    helpDefault: spec.default.length === 0 ? undefined : bracketed(spec.default),
+    // pflag does not count an empty int32Slice as a zero value: it prints "(default [])".
+    helpDefault: bracketed(spec.default),
     schema: z
       .union([z.array(z.unknown()), z.string().transform((text) => text.split(",").filter((item) => item.trim() !== ""))])
       .pipe(z.array(numberFrom(INTEGER_TEXT).pipe(z.number().int()))),

@@ -30,7 +30,7 @@ export const tlsCipherSuitesFlag = secureServing.stringList("tls-cipher-suites",
 ].join("\n"));
 
 export const tlsCurvePreferencesFlag = secureServing.intList("tls-curve-preferences", [], [
-  "Key exchanges the server accepts, by the numbers of Go's crypto/tls CurveID; whatever their order, they are preferred in Go's own order. Empty: the runtime's defaults. Not available on Deno.",
+  "Key exchanges the server accepts, by the numbers of Go's crypto/tls CurveID; whatever their order, they are preferred in Go's own order. Empty: the runtime's defaults. An ID the runtime's TLS library lacks is refused at start (Bun's lacks 4587 and 4589); not available on Deno.",
   `Values: ${curveIdNames.join(", ")}.`,
 ].join("\n"));
 
