@@ -2,7 +2,7 @@
 // ownerReference is classified (upstream's classifyReferences), by what the owner's
 // coordinates, taken in the dependent's namespace for a namespaced kind, lead to:
 //   dangling: nothing there — a live GET found nothing or another UID under that name (so an
-//             owner in another namespace is dangling: kube-controller-manager v1.33 does the same);
+//             owner in another namespace is dangling: kube-controller-manager v1.37 does the same);
 //   waiting:  the owner is being deleted in the foreground and waits for its dependents;
 //   solid:    the owner exists.
 // An owner the graph shows counts as solid without a GET as long as that only keeps the object;

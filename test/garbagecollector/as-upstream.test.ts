@@ -1,8 +1,9 @@
-// The garbage collector where kube-controller-manager v1.33's behaviour is the specification:
-// resources served only in a non-preferred version, upstream's e2e "should not be blocked by
-// dependency circle" (DELETE requests counted from the API server's audit log), and a resource
-// whose LIST always fails (a broken conversion webhook), which must not hold anything back, at
-// start-up either: the workers start after at most 30 s without it.
+// The garbage collector where kube-controller-manager v1.37's behaviour (here the same as
+// v1.33's) is the specification: resources served only in a non-preferred version, upstream's
+// e2e "should not be blocked by dependency circle" (DELETE requests counted from the API
+// server's audit log), and a resource whose LIST always fails (a broken conversion webhook),
+// which must not hold anything back, at start-up either: the workers start after at most 30 s
+// without it.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -55,7 +56,7 @@ afterAll(async () => {
   if (auditDir) rmSync(auditDir, { recursive: true, force: true });
 }, 120_000);
 
-describe("garbage collector as kube-controller-manager v1.33", () => {
+describe("garbage collector as kube-controller-manager v1.37", () => {
   test("a kind served only in a non-preferred version of its group is monitored: a Beta owned by a deleted ConfigMap is collected", async () => {
     const ns = "versions";
     await ensureNamespace(client, ns);

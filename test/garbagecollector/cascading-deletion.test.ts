@@ -1,6 +1,6 @@
 // The garbage collector against a real API server, driven with kubectl as users drive it:
 // background, foreground and orphan cascades, recreated owners, several owners, invalid
-// cross-namespace references (handled as kube-controller-manager v1.33 handles them, checked
+// cross-namespace references (handled as kube-controller-manager v1.37 handles them, checked
 // against it), and custom resources defined after start-up.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ControlPlane } from "../controlplane/control-plane.ts";
