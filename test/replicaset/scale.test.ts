@@ -24,8 +24,8 @@ let client: KubeClient;
 let kubeLoom: KubeLoomProcess;
 
 beforeAll(async () => {
-  // The gate makes the API server keep status.terminatingReplicas, so the test can check it.
-  controlPlane = await ControlPlane.start({ extraApiserverArgs: ["--feature-gates=DeploymentReplicaSetTerminatingReplicas=true"] });
+  // An API server with its default feature gates: since 1.35 it keeps status.terminatingReplicas.
+  controlPlane = await ControlPlane.start();
   client = await fastClient(controlPlane.kubeconfigPath);
   kubeLoom = await startKubeLoom(controlPlane, ["--controllers=replicaset", "--kube-api-qps=500", "--kube-api-burst=1000"]);
 }, 300_000);
@@ -94,7 +94,9 @@ describe("replicaset controller at scale", () => {
     await apply(controlPlane, [replicaSetManifest({ name: "bound", namespace, replicas: 3, podSpec: { nodeName: "node-without-kubelet" } })]);
     await waitForStatus(client, namespace, "bound", { replicas: 3 });
     for (const pod of await listPods(client, namespace, "app=bound")) await setPodStatus(client, pod, { phase: "Running", readySince: Date.now() - 60_000 });
-    await waitForStatus(client, namespace, "bound", { replicas: 3, readyReplicas: 3 });
+    const allReady = await waitForStatus(client, namespace, "bound", { replicas: 3, readyReplicas: 3 });
+    // Written even when 0, as kube-controller-manager 1.35+ writes it (1.33 left it out).
+    expect(allReady.status).toHaveProperty("terminatingReplicas", 0);
 
     await kubectl(controlPlane, ["scale", "rs/bound", "-n", namespace, "--replicas=1"]);
     await waitForStatus(client, namespace, "bound", { replicas: 1, readyReplicas: 1, terminatingReplicas: 2 });
@@ -104,4 +106,9 @@ describe("replicaset controller at scale", () => {
     await kubectl(controlPlane, ["delete", "pod", remaining?.metadata?.name ?? "", "-n", namespace, "--wait=false"]);
     await waitForStatus(client, namespace, "bound", { replicas: 1, readyReplicas: 0, terminatingReplicas: 3 });
   }, 120_000);
+
+  test("/metrics has the controller's stale-sync counter under kube-controller-manager's name", async () => {
+    const metrics = await (await fetch(`${kubeLoom.url}/metrics`)).text();
+    expect(metrics).toContain("# TYPE replicaset_controller_stale_sync_skips_total counter");
+  });
 });
