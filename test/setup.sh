@@ -9,11 +9,10 @@ cd "$(dirname "$0")/.."
 command -v kubectl >/dev/null || { echo "setup: kubectl not found on PATH (the tests drive objects with the real kubectl)" >&2; exit 1; }
 command -v go >/dev/null || { echo "setup: go not found on PATH (needed to build kube-apiserver and etcd)" >&2; exit 1; }
 
-# `npm install`, not `npm ci`: the registry here serves Deno's linux-x64 binary package only, so
-# the lock file cannot list the other platforms' optional packages, and `npm ci` refuses that.
+# The lock file lists every platform's optional Bun and Deno packages, so `npm ci` installs exactly it.
 if [ ! -x node_modules/.bin/bun ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  echo "setup: npm install (versions pinned by package-lock.json)" >&2
-  npm install --no-audit --no-fund --loglevel=error
+  echo "setup: npm ci (versions pinned by package-lock.json)" >&2
+  npm ci --no-audit --no-fund --loglevel=error
 fi
 
 # Go compiles on the CPU while apt-get mostly downloads: side by side they take the time of the builds alone.
