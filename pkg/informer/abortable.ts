@@ -6,21 +6,26 @@
  */
 export async function* untilAborted<E>(source: AsyncIterable<E>, signal: AbortSignal): AsyncGenerator<E> {
   const iterator = source[Symbol.asyncIterator]();
-  const aborted = new Promise<IteratorResult<E>>((resolve) => {
-    const end = () => resolve({ done: true, value: undefined });
-    if (signal.aborted) end();
-    else signal.addEventListener("abort", end, { once: true });
-  });
+  // One listener for the whole iteration, waking whichever wait is current. Not Promise.race
+  // against one never-settling abort promise: each race leaves a reaction on it that holds the
+  // value it was won with, so a watch kept every event it ever delivered until it ended.
+  let wake: ((result: IteratorResult<E>) => void) | undefined;
+  const onAbort = () => wake?.({ done: true, value: undefined });
+  signal.addEventListener("abort", onAbort, { once: true });
   try {
-    for (;;) {
+    while (!signal.aborted) {
       const next = iterator.next();
-      // A pending next() that rejects after the abort must not become an unhandled rejection.
-      next.catch(() => undefined);
-      const result = await Promise.race([next, aborted]);
+      // A next() that rejects after the abort is handled here too: no unhandled rejection.
+      const result = await new Promise<IteratorResult<E>>((resolve, reject) => {
+        wake = resolve;
+        next.then(resolve, reject);
+      });
+      wake = undefined;
       if (result.done) return;
       yield result.value;
     }
   } finally {
+    signal.removeEventListener("abort", onAbort);
     void iterator.return?.()?.catch(() => undefined);
   }
 }

@@ -4,7 +4,7 @@
 // won't cure). A full list is a streaming list (a watch that starts with the current objects)
 // unless the server refuses one, then a LIST. client-go's tools/cache/reflector.go, including
 // which resourceVersion and page size each list uses.
-import { type Clock, realClock } from "../clock/clock.ts";
+import { type Clock, type Timer, realClock } from "../clock/clock.ts";
 import { ExponentialBackoff } from "../flowcontrol/backoff.ts";
 import { ApiError, isResourceExpired, isTooManyRequests } from "../kube/errors.ts";
 import type { ListOptions, ListerWatcher, WatchOptions } from "../kube/list-watch.ts";
@@ -207,54 +207,77 @@ export class Reflector<T extends KubeObject = KubeObject> {
       abandoned ??= reason;
       connection.abort(reason);
     };
-    const idleTimeout = () =>
-      this.clock.setTimer(this.watchIdleTimeoutMs, () => abandon(new WatchIdleError(`${this.name}: no watch event for ${this.watchIdleTimeoutMs} ms`)));
-    let idleTimer = idleTimeout();
+    // Each event only notes its time; the one timer looks at it when it fires (a timer per event costs a lot in a big list).
+    let lastEventAt = this.clock.monotonic();
+    let idleTimer: Timer | undefined;
+    const armIdleTimer = (delayMs: number) => {
+      idleTimer = this.clock.setTimer(delayMs, () => {
+        const idleMs = this.clock.monotonic() - lastEventAt;
+        if (idleMs < this.watchIdleTimeoutMs) return armIdleTimer(this.watchIdleTimeoutMs - idleMs);
+        abandon(new WatchIdleError(`${this.name}: no watch event for ${this.watchIdleTimeoutMs} ms`));
+      });
+    };
+    armIdleTimer(this.watchIdleTimeoutMs);
     const listTimer = streaming
       ? this.clock.setTimer(this.watchListTimeoutMs, () =>
           abandon(new WatchListUnsupportedError(`${this.name}: streaming list sent no initial-events-end bookmark within ${this.watchListTimeoutMs} ms`)),
         )
       : undefined;
-    // Objects of a streaming list, collected until the bookmark that ends the initial events.
-    let initial = streaming ? new Map<string, T>() : undefined;
-    const startedAt = this.clock.monotonic();
+    const startedAt = lastEventAt;
     let events = 0;
+    let listing = streaming;
     try {
       this.stats.watches++;
       if (streaming) this.stats.lists++;
       const stream = await this.listerWatcher.watch(this.watchOptions(streaming), connection.signal);
       opened();
-      for await (const event of untilAborted(stream, connection.signal)) {
+      const iterator = untilAborted(stream, connection.signal)[Symbol.asyncIterator]();
+      const next = async () => {
+        const result = await iterator.next();
+        if (result.done) return undefined;
         events++;
-        idleTimer.cancel();
-        idleTimer = idleTimeout();
-        if (!initial) {
-          this.apply(event);
-          continue;
-        }
-        const listResourceVersion = this.collectInitial(event, initial);
-        if (listResourceVersion !== undefined) {
-          await this.replaceStore([...initial.values()], listResourceVersion);
-          initial = undefined;
-          listTimer?.cancel();
-        }
+        lastEventAt = this.clock.monotonic();
+        return result.value;
+      };
+      if (listing && (await this.streamInitialEvents(next))) {
+        listing = false;
+        listTimer?.cancel();
       }
+      if (listing && !abandoned && !signal.aborted) {
+        throw new WatchListUnsupportedError(`${this.name}: streaming list ended before its initial-events-end bookmark`);
+      }
+      if (!listing) for (let event = await next(); event !== undefined; event = await next()) this.apply(event);
     } catch (err) {
       if (abandoned) throw abandoned;
-      if (initial && refusesStreamingList(err)) throw new WatchListUnsupportedError(`${this.name}: streaming list refused`, { cause: err });
+      if (listing && refusesStreamingList(err)) throw new WatchListUnsupportedError(`${this.name}: streaming list refused`, { cause: err });
       throw err;
     } finally {
-      idleTimer.cancel();
+      idleTimer?.cancel();
       listTimer?.cancel();
       connection.abort();
     }
     if (abandoned) throw abandoned;
     if (signal.aborted) return;
-    if (initial) throw new WatchListUnsupportedError(`${this.name}: streaming list ended before its initial-events-end bookmark`);
     if (events === 0 && this.clock.monotonic() - startedAt < veryShortWatchMs) {
       throw new VeryShortWatchError(`${this.name}: watch closed within ${veryShortWatchMs} ms without any event`);
     }
     this.logger.debug({ events, resourceVersion: this.resourceVersion }, "watch ended; re-watching");
+  }
+
+  /**
+   * Gathers a streaming list's objects until the bookmark that ends them, and replaces the store
+   * with them; false if the stream ended first. A function of its own so that nothing of the
+   * list outlives it: the watch that goes on afterwards keeps its frame for minutes.
+   */
+  private async streamInitialEvents(next: () => Promise<WatchEvent<T> | undefined>): Promise<boolean> {
+    const initial = new Map<string, T>();
+    for (let event = await next(); event !== undefined; event = await next()) {
+      const listResourceVersion = this.collectInitial(event, initial);
+      if (listResourceVersion === undefined) continue;
+      await this.replaceStore([...initial.values()], listResourceVersion);
+      return true;
+    }
+    return false;
   }
 
   private watchOptions(streaming: boolean): WatchOptions {
