@@ -77,7 +77,7 @@ interface Measurement {
   rssMiB?: number;
   /** The same process before the informer existed. */
   baseRssMiB?: number;
-  /** The highest RSS the process reached, sync included (kube-loom's and client-node's workers). */
+  /** The highest RSS seen during the sync (kube-loom's and client-node's workers). */
   peakRssMiB?: number;
   heapMiB?: number;
 }
