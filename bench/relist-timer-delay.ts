@@ -9,12 +9,13 @@
 import { CoreV1Api, KubeConfig, makeInformer, type V1ConfigMap } from "@kubernetes/client-node";
 import { untilAborted } from "../pkg/informer/abortable.ts";
 import { SharedInformerFactory } from "../pkg/informer/factory.ts";
+import { initialEventsEndAnnotation } from "../pkg/informer/reflector.ts";
 import { loadClientConfig } from "../pkg/kube/client-config.ts";
 import { createKubeClient, defaultClientOptions } from "../pkg/kube/client.ts";
 import { ApiError } from "../pkg/kube/errors.ts";
 import { resources } from "../pkg/kube/gvr.ts";
 import type { ListerWatcher } from "../pkg/kube/list-watch.ts";
-import type { KubeObject } from "../pkg/kube/objects.ts";
+import type { KubeObject, WatchEvent } from "../pkg/kube/objects.ts";
 import { ControlPlane } from "../test/controlplane/control-plane.ts";
 import { waitUntil } from "../test/support/eventually.ts";
 import { ensureNamespace, fastClient, inParallel } from "../test/integration/informer-fixtures.ts";
@@ -107,8 +108,8 @@ async function measure(variant: string, phase: Measurement["phase"], objects: nu
 
 /**
  * kube-loom's informer as the manager runs it, with a handler. After the first sync the test
- * ends the watch and answers the re-watch with 410, so the reflector relists: a LIST of every
- * object from the watch cache, a replace, and processing of each.
+ * ends the watch and answers the re-watch with 410, so the reflector relists: a streaming list of
+ * every object (a LIST where the server refuses one), a replace, and processing of each.
  */
 async function kubeLoomWorker(kubeconfig: string, namespace: string, objects: number): Promise<Measurement[]> {
   const client = await createKubeClient(loadClientConfig({ kubeconfig }), defaultClientOptions);
@@ -144,7 +145,7 @@ class RelistOnDemand implements ListerWatcher {
 
   constructor(private readonly inner: ListerWatcher) {}
 
-  /** Resolves once the relist's LIST arrived, with its last key and what the cache held for that key then. */
+  /** Resolves once the relist's objects arrived (LIST or stream), with the last key and what the cache held for it then. */
   force(cached: (key: string) => KubeObject | undefined): Promise<{ lastKey: string; before: KubeObject | undefined }> {
     return new Promise((resolve) => {
       this.onList = (items) => {
@@ -170,7 +171,18 @@ class RelistOnDemand implements ListerWatcher {
       throw new ApiError(410, "Expired", "too old resource version (forced by the benchmark)", "GET", "/bench");
     }
     this.endWatch = new AbortController();
-    return untilAborted(await this.inner.watch(...args), this.endWatch.signal);
+    const events = untilAborted(await this.inner.watch(...args), this.endWatch.signal);
+    return args[0].sendInitialEvents && this.onList ? this.reportInitialEvents(events) : events;
+  }
+
+  /** Passes a streaming list's events on, telling onList its objects once the bookmark that ends them comes. */
+  private async *reportInitialEvents(events: AsyncIterable<WatchEvent<KubeObject>>): AsyncGenerator<WatchEvent<KubeObject>> {
+    const items: KubeObject[] = [];
+    for await (const event of events) {
+      if (event.type === "ADDED") items.push(event.object);
+      if (event.type === "BOOKMARK" && event.object.metadata?.annotations?.[initialEventsEndAnnotation] === "true") this.onList?.(items);
+      yield event;
+    }
   }
 }
 

@@ -208,8 +208,7 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
       case "ReplacedAll":
         return this.replaceAll(delta.objects, delta.resourceVersion, isInInitialList);
       case "SyncAll":
-        for (const obj of this.indexer.list()) this.distribute({ type: "update", oldObj: obj, newObj: obj }, true);
-        return;
+        return this.resyncAll();
       case "Bookmark":
         this.indexer.bookmark(delta.resourceVersion);
         return;
@@ -265,10 +264,20 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
       leftOut.add(key);
       this.logger.error({ err, key }, "failed to apply a listed object to the cache");
     });
+    // Without a yield: a handler added meanwhile would get adds for the new cache and then this list's notifications again.
     for (const tombstone of tombstones) this.distribute({ type: "delete", obj: tombstone }, false);
     entries.forEach(([key, obj], i) => {
       if (!leftOut.has(key)) this.distributeChange(previous[i], obj, isInInitialList);
     });
+  }
+
+  /** Hands every cached object, as it is now, to the handlers whose resync is due. */
+  private async resyncAll(): Promise<void> {
+    const slicer = new TimeSlicer({ callsPerCheck: 32 });
+    for (const obj of this.indexer.list()) {
+      this.distribute({ type: "update", oldObj: obj, newObj: obj }, true);
+      if (slicer.due()) await slicer.yield();
+    }
   }
 
   /** An add when the key was not cached, else an update, which only handlers due a resync hear when nothing changed. */
