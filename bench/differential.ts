@@ -9,7 +9,7 @@
 // saved for --replay.
 //   bun bench/differential.ts [--cases 100] [--seed S] [--suite gc|rs|all] [--peer kube-loom|kube-controller-manager]
 //                             [--repeat 1] [--idle-ms 2000] [--shrink-runs 40] [--upstream-runs 10] [--report-dir DIR]
-//                             [--keep-dir DIR] [--replay FILE]
+//                             [--keep-dir DIR] [--replay FILE] [--v N]
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { parseArgs } from "node:util";
@@ -18,7 +18,7 @@ import { type DifferentialOptions, isFailure, type ReplayCase, runDifferential, 
 import { printTable } from "./print-table.ts";
 
 const usage =
-  "usage: bun bench/differential.ts [--cases N] [--seed S] [--suite gc|rs|all] [--peer kube-loom|kube-controller-manager] [--repeat N] [--idle-ms MS] [--quiescence-timeout-s S] [--shrink-runs N] [--upstream-runs N] [--report-dir DIR] [--keep-dir DIR] [--replay FILE]";
+  "usage: bun bench/differential.ts [--cases N] [--seed S] [--suite gc|rs|all] [--peer kube-loom|kube-controller-manager] [--repeat N] [--idle-ms MS] [--quiescence-timeout-s S] [--shrink-runs N] [--upstream-runs N] [--report-dir DIR] [--keep-dir DIR] [--replay FILE] [--v N]";
 
 let options: DifferentialOptions;
 try {
@@ -50,6 +50,7 @@ function parseOptions(args: string[]): DifferentialOptions {
       "report-dir": { type: "string", default: tmpdir() },
       "keep-dir": { type: "string" },
       replay: { type: "string" },
+      v: { type: "string", default: "0" },
     },
   });
   const suite = values.suite;
@@ -67,6 +68,7 @@ function parseOptions(args: string[]): DifferentialOptions {
     shrinkRuns: nonNegativeInteger("--shrink-runs", values["shrink-runs"]),
     upstreamRuns: nonNegativeInteger("--upstream-runs", values["upstream-runs"]),
     reportDir: values["report-dir"],
+    verbosity: nonNegativeInteger("--v", values.v),
     ...(values["keep-dir"] === undefined ? {} : { keepDir: values["keep-dir"] }),
     ...(replay ? { replay } : {}),
     log: (line) => console.error(line),

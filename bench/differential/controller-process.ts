@@ -22,19 +22,27 @@ export interface ControllerProcess {
 
 const startTimeoutMs = 120_000;
 
-export function startControllerProcess(peer: PeerName, controlPlane: ControlPlane, controllers: string, executables: Executables, logName: string): Promise<ControllerProcess> {
+/** `verbosity`: both take -v; at 5 and more each logs its garbage collector's every decision. */
+export function startControllerProcess(
+  peer: PeerName,
+  controlPlane: ControlPlane,
+  controllers: string,
+  executables: Executables,
+  logName: string,
+  verbosity = 0,
+): Promise<ControllerProcess> {
   return peer === "kube-loom"
-    ? startKubeLoom(controlPlane, controllers, executables.kubeLoom, logName)
-    : startKubeControllerManager(controlPlane, controllers, executables.kubeControllerManager, logName);
+    ? startKubeLoom(controlPlane, controllers, executables.kubeLoom, logName, verbosity)
+    : startKubeControllerManager(controlPlane, controllers, executables.kubeControllerManager, logName, verbosity);
 }
 
-async function startKubeLoom(controlPlane: ControlPlane, controllers: string, binary: string, logName: string): Promise<ControllerProcess> {
+async function startKubeLoom(controlPlane: ControlPlane, controllers: string, binary: string, logName: string, verbosity: number): Promise<ControllerProcess> {
   const process = await KubeLoomProcess.start({
     binary,
     kubeconfig: controlPlane.kubeconfigPath,
     logDir: controlPlane.dir,
     name: logName,
-    args: ["--leader-elect=false", `--controllers=${controllers}`],
+    args: ["--leader-elect=false", `--controllers=${controllers}`, `--v=${verbosity}`],
   });
   await process.waitFor("/healthz", startTimeoutMs);
   return {
@@ -47,7 +55,13 @@ async function startKubeLoom(controlPlane: ControlPlane, controllers: string, bi
   };
 }
 
-async function startKubeControllerManager(controlPlane: ControlPlane, controllers: string, binary: string, logName: string): Promise<ControllerProcess> {
+async function startKubeControllerManager(
+  controlPlane: ControlPlane,
+  controllers: string,
+  binary: string,
+  logName: string,
+  verbosity: number,
+): Promise<ControllerProcess> {
   const { port } = await freeLoopbackPorts(["port"] as const);
   const logPath = join(controlPlane.dir, `${logName}.log`);
   const daemon = spawnDaemon(
@@ -63,6 +77,7 @@ async function startKubeControllerManager(controlPlane: ControlPlane, controller
       // scrape is anonymous, which these paths allow.
       "--authentication-skip-lookup",
       "--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics",
+      `--v=${verbosity}`,
     ],
     logPath,
   );

@@ -49,6 +49,8 @@ export interface DifferentialOptions extends RunSettings {
   reportDir: string;
   /** Keeps both control planes' folders (controller logs included) under this folder. */
   keepDir?: string;
+  /** -v of both controller managers (5 logs every garbage-collector decision). */
+  verbosity?: number;
   /** Runs this one case instead of generated ones. */
   replay?: ReplayCase;
   log(line: string): void;
@@ -138,7 +140,7 @@ async function runSuite<Case>(
   const sides = await Promise.all(
     controlPlanes.map(async (controlPlane, index): Promise<RunningSide> => {
       const client = await fastClient(controlPlane.kubeconfigPath);
-      const controller = await startControllerProcess(peers[index] ?? options.peer, controlPlane, suite.controllers, executables, `${suite.name}-${peers[index]}`);
+      const controller = await startControllerProcess(peers[index] ?? options.peer, controlPlane, suite.controllers, executables, `${suite.name}-${peers[index]}`, options.verbosity);
       const observer = await ActivityObserver.start(client, suite.watched);
       const name = sideNames[index] ?? "";
       const side: RunningSide = {
@@ -159,7 +161,7 @@ async function runSuite<Case>(
     const second = pair[1];
     const swap = async (peer: PeerName) => {
       await second.controller.stop();
-      second.controller = await startControllerProcess(peer, second.controlPlane, suite.controllers, executables, `${suite.name}-${peer}-upstream-check`);
+      second.controller = await startControllerProcess(peer, second.controlPlane, suite.controllers, executables, `${suite.name}-${peer}-upstream-check`, options.verbosity);
     };
     await swap("kube-controller-manager");
     const upstreamSides: [Side, Side] = [pair[0], { ...second, name: `${peers[0]} (second)`, queueActivity: () => second.controller.queueActivity() }];
