@@ -193,16 +193,38 @@ describe("AttemptToDelete", () => {
     expect(leaf.owners).toHaveLength(1);
   });
 
-  test("a dependent itself deleting in the foreground below: the object unblocks its own references first, so neither waits on the other", async () => {
-    const { api, create, reconcile } = setup();
-    create("ns", "top", { deletionTimestamp: "2025-01-01T00:00:00Z", finalizers: ["foregroundDeletion"] });
+  test("a dependent itself deleting in the foreground below: the object clears its own blockOwnerDeletion first, then its DELETE at the decided version fails, as kube-controller-manager 1.34+'s, and it is decided again; an owner gone by then makes it a background deletion (differential seed gc 7007)", async () => {
+    const { api, graph, create, remove, reconcile, observeStored } = setup();
+    const top = create("ns", "top", { deletionTimestamp: "2025-01-01T00:00:00Z", finalizers: ["foregroundDeletion"] });
     const middle = create("ns", "middle", { ownerReferences: [ref("top", { blockOwnerDeletion: true })] });
-    create("ns", "below", { deletionTimestamp: "2025-01-01T00:00:00Z", finalizers: ["foregroundDeletion"], ownerReferences: [ref("middle", { blockOwnerDeletion: true })] });
+    // Held: once middle is deleting in the foreground, below would keep it so forever.
+    create("ns", "below", { deletionTimestamp: "2025-01-01T00:00:00Z", finalizers: ["example.com/hold", "foregroundDeletion"], ownerReferences: [ref("middle", { blockOwnerDeletion: true })] });
+    const decided = api.stored(identity(middle)) ?? {};
+    await expect(reconcile(middle)).rejects.toThrow("precondition failed");
+    expect(api.calls).toEqual(["get ConfigMap ns/top", "unblock ConfigMap ns/middle", "delete ConfigMap ns/middle Foreground rv=102", "get ConfigMap ns/middle"]);
+    expect(api.stored(identity(middle))).toMatchObject({ ownerReferences: [ref("top", { blockOwnerDeletion: false })] });
+    expect(api.stored(identity(middle))?.deletionTimestamp).toBeUndefined();
+    observeStored(middle, decided);
+    // Meanwhile top, which middle no longer blocks, finishes.
+    await api.removeFinalizer(identity(top), "foregroundDeletion");
+    await api.delete(identity(top), "Background");
+    remove(top);
     await reconcile(middle);
-    expect(api.calls).toEqual(["get ConfigMap ns/top", "unblock ConfigMap ns/middle", "delete ConfigMap ns/middle Foreground rv=104"]);
+    expect(api.calls.at(-1)).toBe("delete ConfigMap ns/middle Background rv=104");
+    expect(api.stored(identity(middle))).toBeUndefined();
+    expect(graph.get("uid-below")?.beingDeleted).toBe(true);
   });
 
-  test("unblocking shows the object gained an owner since the decision: it is not deleted, the decision is made again", async () => {
+  test("clearing a blockOwnerDeletion that no reference sets changes nothing: the object is deleted in the foreground on that attempt", async () => {
+    const { api, create, reconcile } = setup();
+    create("ns", "top", { deletionTimestamp: "2025-01-01T00:00:00Z", finalizers: ["foregroundDeletion"] });
+    const middle = create("ns", "middle", { ownerReferences: [ref("top")] });
+    create("ns", "below", { deletionTimestamp: "2025-01-01T00:00:00Z", finalizers: ["foregroundDeletion"], ownerReferences: [ref("middle", { blockOwnerDeletion: true })] });
+    await reconcile(middle);
+    expect(api.calls).toEqual(["get ConfigMap ns/top", "unblock ConfigMap ns/middle", "delete ConfigMap ns/middle Foreground rv=102"]);
+  });
+
+  test("unblocking shows the object gained an owner since the decision: its DELETE at the decided version fails, no other is sent, the decision is made again", async () => {
     const { api, create, reconcile } = setup();
     create("ns", "top", { deletionTimestamp: "2025-01-01T00:00:00Z", finalizers: ["foregroundDeletion"] });
     create("ns", "alive");
@@ -214,8 +236,8 @@ describe("AttemptToDelete", () => {
       api.put("v1", "ConfigMap", { ...api.stored(target), ownerReferences: [ref("top", { blockOwnerDeletion: true }), ref("alive")] });
       return unblock(target, owners);
     };
-    await expect(reconcile(middle)).rejects.toThrow("ownerReferences changed");
-    expect(api.calls.filter((call) => call.startsWith("delete"))).toEqual([]);
+    await expect(reconcile(middle)).rejects.toThrow("precondition failed");
+    expect(api.calls.filter((call) => call.startsWith("delete"))).toEqual(["delete ConfigMap ns/middle Foreground rv=103"]);
     expect(api.stored(identity(middle))?.deletionTimestamp).toBeUndefined();
   });
 
@@ -296,6 +318,17 @@ describe("AttemptToDelete", () => {
     await reconcile(child);
     expect(api.calls).toEqual(["get ConfigMap ns/owner", "delete ConfigMap ns/child Background rv=101", "get ConfigMap ns/child", "delete ConfigMap ns/child Background"]);
     expect(api.stored(identity(child))).toBeUndefined();
+  });
+
+  test("after a conflict, references whose blockOwnerDeletion went from unset to false have changed (upstream compares them as stored): no second DELETE, the object is decided again", async () => {
+    const { api, create, reconcile, deletes } = setup();
+    const child = create("ns", "child", { ownerReferences: [ref("owner")] });
+    // The informer has not seen the update that wrote the flag yet.
+    api.staleCache.set("ConfigMap ns/child", api.cached(identity(child)) ?? {});
+    api.put("v1", "ConfigMap", { ...api.stored(identity(child)), ownerReferences: [ref("owner", { blockOwnerDeletion: false })] });
+    await expect(reconcile(child)).rejects.toThrow("precondition failed");
+    expect(deletes()).toEqual(["delete ConfigMap ns/child Background rv=101"]);
+    expect(api.stored(identity(child))).toBeDefined();
   });
 
   test("a DELETE answered 404 drops the object from the graph at once, queueing its dependents, without waiting for its informer (kube-controller-manager 1.36+)", async () => {

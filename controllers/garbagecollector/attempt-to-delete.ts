@@ -9,10 +9,12 @@
 // before references are removed on its strength it is read live, as upstream reads every owner.
 // Any solid reference keeps the object, minus its dangling and waiting references; otherwise it
 // is deleted, with UID and resourceVersion preconditions on the state decided on, under the
-// policy its own finalizers ask for. A DELETE answered 404 means the object is gone: the graph
-// drops it at once (kube-controller-manager 1.36+), rather than waiting for its informer. A
-// cluster-scoped object naming a namespaced owner is left alone and not retried, as upstream
-// leaves it.
+// policy its own finalizers ask for; so too after clearing its own blockOwnerDeletion first: a
+// patch that changed it makes that DELETE fail, and the object is decided again on a later
+// attempt, as upstream's (kube-controller-manager 1.34+). A DELETE answered 404 means the object
+// is gone: the graph drops it at once (kube-controller-manager 1.36+), rather than waiting for
+// its informer. A cluster-scoped object naming a namespaced owner is left alone and not retried,
+// as upstream leaves it.
 import { type Reconciler, type ReconcileResult, TerminalError } from "../../pkg/controller/reconciler.ts";
 import { isConflict, isNotFound } from "../../pkg/kube/errors.ts";
 import type { ObjectMeta, OwnerReference } from "../../pkg/kube/objects.ts";
@@ -21,7 +23,7 @@ import type { AbsentOwnerCache } from "./absent-owner-cache.ts";
 import { describeIdentity, type DependencyGraph, type GraphNode, identityOf, type ObjectIdentity, sameIdentity } from "./graph.ts";
 import { noopGarbageCollectorMetrics, type GarbageCollectorMetrics } from "./metrics.ts";
 import type { ObjectApi, PropagationPolicy } from "./object-api.ts";
-import { foregroundDeletionFinalizer, hasFinalizer, isBeingDeleted, orphanFinalizer, sameReferences, unblocked } from "./owner-references.ts";
+import { foregroundDeletionFinalizer, hasFinalizer, isBeingDeleted, orphanFinalizer, sameReferences } from "./owner-references.ts";
 
 export type OwnerVerdict = "solid" | "dangling" | "waiting";
 
@@ -200,9 +202,8 @@ export class AttemptToDelete implements Reconciler<GraphNode> {
         );
         return;
       case "delete": {
-        const decidedOn = decision.unblockFirst ? await this.unblock(identity, meta) : meta;
-        if (!decidedOn) return;
-        const outcome = await this.deleteAsDecided(identity, decidedOn, decision.policy);
+        if (decision.unblockFirst && !(await this.unblock(identity, meta))) return;
+        const outcome = await this.deleteAsDecided(identity, meta, decision.policy);
         if (outcome !== "deleted") return outcome === "gone" ? "gone" : undefined;
         this.deleted.add(node);
         const waiting = owners.some((o) => o.verdict === "waiting");
@@ -218,33 +219,32 @@ export class AttemptToDelete implements Reconciler<GraphNode> {
   }
 
   /**
-   * Clears the object's blockOwnerDeletion so two foreground deletions cannot wait on each other.
-   * Returns the patched state to delete when it is the decided one with only that change, nothing
-   * when the object is gone or already being deleted; throws (to decide again) when it changed.
+   * Clears the object's blockOwnerDeletion so two foreground deletions cannot wait on each other;
+   * false when the object is gone or already being deleted. The DELETE that follows is still at
+   * the decided state, as kube-controller-manager sends it (1.34+): when the patch changed the
+   * object, it fails its precondition and the object is decided again on a later attempt.
    */
-  private async unblock(identity: ObjectIdentity, meta: ObjectMeta): Promise<ObjectMeta | undefined> {
+  private async unblock(identity: ObjectIdentity, meta: ObjectMeta): Promise<boolean> {
     const patched = (await this.options.api.unblockOwnerReferences(identity, meta.ownerReferences ?? []))?.metadata;
-    if (patched?.uid !== identity.uid || isBeingDeleted(patched)) return undefined;
-    if (!sameReferences(patched.ownerReferences ?? [], unblocked(meta.ownerReferences ?? []))) {
-      throw new Error(`${describeIdentity(identity)}: ownerReferences changed since the decision to delete it; deciding again`);
-    }
+    if (patched?.uid !== identity.uid || isBeingDeleted(patched)) return false;
     this.logger.info(
       { item: describeIdentity(identity) },
       "cleared blockOwnerDeletion before deleting in the foreground: a dependent is itself deleting in the foreground",
     );
-    return patched;
+    return true;
   }
 
   /**
    * Deletes only the state the decision was made on (UID and resourceVersion preconditions), as
    * kube-controller-manager does since 1.34. After a conflict it reads the object again: with the
-   * same ownerReferences at another resourceVersion it deletes again with the UID precondition
-   * alone (so updates unrelated to ownership cannot starve it, upstream's rule); with other
-   * references it throws, to decide again. Unlike upstream it sends nothing more to an object
-   * being deleted meanwhile: a second DELETE would rewrite the finalizers its deleter chose (an
-   * orphan finalizer dropped by a background policy). An object found gone, on the DELETE or on
-   * the read, is reported to the graph; so is one whose name another object has taken by then
-   * (upstream requeues it and reports it on the next attempt, which finds the other UID).
+   * same ownerReferences (exactly: a flag unset and one set to false differ, as upstream compares
+   * them) at another resourceVersion it deletes again with the UID precondition alone (so updates
+   * unrelated to ownership cannot starve it, upstream's rule); with other references it throws,
+   * to decide again. Unlike upstream it sends nothing more to an object being deleted meanwhile:
+   * a second DELETE would rewrite the finalizers its deleter chose (an orphan finalizer dropped by
+   * a background policy). An object found gone, on the DELETE or on the read, is reported to the
+   * graph; so is one whose name another object has taken by then (upstream requeues it and
+   * reports it on the next attempt, which finds the other UID).
    */
   private async deleteAsDecided(identity: ObjectIdentity, meta: ObjectMeta, policy: PropagationPolicy): Promise<"deleted" | "gone" | "left"> {
     const { api } = this.options;

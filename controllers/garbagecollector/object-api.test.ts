@@ -67,7 +67,7 @@ describe("KubeObjectApi", () => {
     ]);
   });
 
-  test("custom resources refuse strategic merge: the whole list goes as a merge patch at the cached resourceVersion, from then on directly", async () => {
+  test("custom resources refuse strategic merge: the whole list goes as a merge patch at the cached resourceVersion, from then on directly; unblocking writes blockOwnerDeletion false on every reference, as upstream's merge patch", async () => {
     const cached = { "widgets ns/w": { metadata: { name: "w", namespace: "ns", uid: "uid-w", resourceVersion: "7", ownerReferences: [refA, refB] } } };
     const { api, sent } = await setup([{ status: 415 }], cached);
     await api.removeOwnerReferences(widget, ["uid-a"]);
@@ -78,7 +78,7 @@ describe("KubeObjectApi", () => {
       "application/merge-patch+json",
     ]);
     expect(sent[1]?.body).toEqual({ metadata: { uid: "uid-w", resourceVersion: "7", ownerReferences: [refB] } });
-    expect(sent[2]?.body).toEqual({ metadata: { uid: "uid-w", resourceVersion: "7", ownerReferences: [refA, { ...refB, blockOwnerDeletion: false }] } });
+    expect(sent[2]?.body).toEqual({ metadata: { uid: "uid-w", resourceVersion: "7", ownerReferences: [{ ...refA, blockOwnerDeletion: false }, { ...refB, blockOwnerDeletion: false }] } });
   });
 
   test("a dependent already gone is not an error", async () => {

@@ -40,14 +40,18 @@ export function referencesDiff(before: readonly OwnerReference[], after: readonl
   return diff;
 }
 
+/**
+ * Field by field as stored, as upstream compares references (reflect.DeepEqual): a flag that is
+ * unset differs from one set to false, so writing `blockOwnerDeletion: false` changes a reference.
+ */
 function sameReference(a: OwnerReference, b: OwnerReference): boolean {
   return (
     a.uid === b.uid &&
     a.name === b.name &&
     a.kind === b.kind &&
     a.apiVersion === b.apiVersion &&
-    (a.controller ?? false) === (b.controller ?? false) &&
-    (a.blockOwnerDeletion ?? false) === (b.blockOwnerDeletion ?? false)
+    a.controller === b.controller &&
+    a.blockOwnerDeletion === b.blockOwnerDeletion
   );
 }
 
@@ -81,8 +85,13 @@ export function withoutReferences(owners: readonly OwnerReference[], ownerUids: 
   return owners.filter((ref) => !ownerUids.includes(ref.uid));
 }
 
+/**
+ * The list a merge patch writes to unblock an object: every reference with blockOwnerDeletion
+ * false, set or not before, as kube-controller-manager's merge patch writes it (so the patch
+ * changes an object whose references only lacked the flag).
+ */
 export function unblocked(owners: readonly OwnerReference[]): OwnerReference[] {
-  return owners.map((ref) => (ref.blockOwnerDeletion === true ? { ...ref, blockOwnerDeletion: false } : ref));
+  return owners.map((ref) => ({ ...ref, blockOwnerDeletion: false }));
 }
 
 /** JSON merge patch dropping one finalizer, valid only at the object's current resourceVersion. */

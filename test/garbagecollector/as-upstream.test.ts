@@ -1,9 +1,9 @@
-// The garbage collector where kube-controller-manager v1.37's behaviour (here the same as
-// v1.33's) is the specification: resources served only in a non-preferred version, upstream's
-// e2e "should not be blocked by dependency circle" (DELETE requests counted from the API
-// server's audit log), and a resource whose LIST always fails (a broken conversion webhook),
-// which must not hold anything back, at start-up either: the workers start after at most 30 s
-// without it.
+// The garbage collector where kube-controller-manager v1.37's behaviour is the specification:
+// resources served only in a non-preferred version, upstream's e2e "should not be blocked by
+// dependency circle" (DELETE requests counted from the API server's audit log), an object
+// decided again after clearing its blockOwnerDeletion (since 1.34), and a resource whose LIST
+// always fails (a broken conversion webhook), which must not hold anything back, at start-up
+// either: the workers start after at most 30 s without it.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -12,7 +12,7 @@ import { freeLoopbackPorts } from "../controlplane/free-ports.ts";
 import { ensureNamespace, fastClient } from "../integration/informer-fixtures.ts";
 import type { KubeClient } from "../../pkg/kube/client.ts";
 import { resources } from "../../pkg/kube/gvr.ts";
-import type { KubeObject } from "../../pkg/kube/objects.ts";
+import type { KubeObject, ObjectMeta } from "../../pkg/kube/objects.ts";
 import { buildKubeLoom, type KubeLoomProcess } from "../support/kube-loom-binary.ts";
 import { configMapNames, createConfigMap, getConfigMap, kubectl, referenceTo, startGarbageCollector, waitUntil } from "./gc-fixtures.ts";
 
@@ -68,7 +68,7 @@ describe("garbage collector as kube-controller-manager v1.37", () => {
     await waitUntil(async () => (await betas.list({})).items.length === 0, "the Beta to be collected", 90_000);
   }, 120_000);
 
-  test("a dependency circle deleted in the foreground goes entirely, with one DELETE per Pod and log lines that say why (e2e: should not be blocked by dependency circle)", async () => {
+  test("a dependency circle deleted in the foreground goes entirely, with one DELETE per Pod taking effect and log lines that say why (e2e: should not be blocked by dependency circle)", async () => {
     // The race that sent a second DELETE shows in some runs only: several rounds catch it.
     for (const ns of circleNamespaces) {
       await ensureNamespace(client, ns);
@@ -84,6 +84,8 @@ describe("garbage collector as kube-controller-manager v1.37", () => {
       await pods.delete(pod1.name, { propagationPolicy: "Foreground", preconditions: { uid: pod1.uid } });
       await waitUntil(async () => (await pods.list({})).items.length === 0, `every Pod of the circle in ${ns} to be deleted`, 120_000);
 
+      // Counted as they took effect: the Pod that clears its blockOwnerDeletion first is then
+      // refused its DELETE at the version decided on, as upstream's is (1.34+).
       expect({ ns, deletes: podDeletes(ns) }).toEqual({ ns, deletes: { pod1: 1, pod2: 1, pod3: 1 } });
       const deletions = kubeLoomLogs()
         .filter((line) => line.msg?.startsWith("deleted object") && typeof line.item === "string" && line.item.includes(` ${ns}/`))
@@ -94,6 +96,33 @@ describe("garbage collector as kube-controller-manager v1.37", () => {
       expect(deletions).toHaveLength(2);
     }
   }, 300_000);
+
+  test("an object that must clear its blockOwnerDeletion first is decided again once that patch changed it, as upstream since 1.34: its owner, gone by then, makes it a background deletion, not a foreground one a held dependent would block forever (differential seed gc 7007)", async () => {
+    const ns = "unblock-then-decide";
+    await ensureNamespace(client, ns);
+    const alphas = client.dynamic.resource({ group: "versions.example.com", version: "v1", resource: "alphas" }, ns);
+    const alpha = async (name: string, meta: Partial<ObjectMeta> = {}): Promise<KubeObject> => ({
+      ...(await alphas.create({ apiVersion: "versions.example.com/v1", kind: "Alpha", metadata: { name, ...meta } })),
+      apiVersion: "versions.example.com/v1",
+      kind: "Alpha",
+    });
+    const names = async () => (await alphas.list({})).items.map((item) => item.metadata?.name ?? "").sort();
+    const top = await alpha("top");
+    // No blockOwnerDeletion: upstream's merge patch (custom resources have no strategic merge) still writes it, as false.
+    const middle = await alpha("middle", { ownerReferences: [referenceTo(top)] });
+    await alpha("below", { ownerReferences: [referenceTo(middle, { blockOwnerDeletion: true })], finalizers: ["example.com/hold"] });
+    // below deletes in the foreground, held: for the collector a dependent of middle deleting its own dependents.
+    await alphas.delete("below", { propagationPolicy: "Foreground" });
+    await waitUntil(async () => (await alphas.get("below")).metadata?.finalizers?.join() === "example.com/hold", "below's foreground deletion to pass its dependents");
+
+    await alphas.delete("top", { propagationPolicy: "Foreground" });
+    await waitUntil(async () => (await names()).join() === "below", "top and middle to go", 30_000);
+    const middleLines = kubeLoomLogs()
+      .filter((line) => typeof line.item === "string" && line.item.includes(` ${ns}/middle `) && line.msg?.startsWith("deleted object"))
+      .map((line) => [line.msg, line.propagationPolicy]);
+    expect(middleLines).toEqual([["deleted object whose owners are absent", "Background"]]);
+    await alphas.patch("below", { metadata: { finalizers: null } }, "merge");
+  }, 120_000);
 
   test("a resource whose LIST always fails (broken conversion webhook) holds back neither orphaning nor foreground deletion", async () => {
     const ns = "broken-webhook";
@@ -151,16 +180,21 @@ function gcPod(name: string): KubeObject {
 interface AuditEvent {
   verb: string;
   objectRef?: { namespace?: string; name?: string };
+  responseStatus?: { code?: number };
 }
 
-/** DELETE requests per Pod name in namespace `ns`, whoever sent them (the test sends pod1's). */
+/**
+ * DELETE requests that took effect per Pod name in namespace `ns`, whoever sent them (the test
+ * sends pod1's); one refused for its precondition changed nothing.
+ */
 function podDeletes(ns: string): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const line of readFileSync(join(auditDir, "audit.log"), "utf8").split("\n")) {
     if (line.trim() === "") continue;
     const event = JSON.parse(line) as AuditEvent;
     const name = event.objectRef?.name;
-    if (event.verb === "delete" && event.objectRef?.namespace === ns && name) counts[name] = (counts[name] ?? 0) + 1;
+    const tookEffect = (event.responseStatus?.code ?? 0) < 300;
+    if (event.verb === "delete" && event.objectRef?.namespace === ns && name && tookEffect) counts[name] = (counts[name] ?? 0) + 1;
   }
   return counts;
 }
@@ -168,6 +202,7 @@ function podDeletes(ns: string): Record<string, number> {
 interface LogLine {
   msg?: string;
   item?: unknown;
+  propagationPolicy?: unknown;
   added?: unknown;
   unsynced?: unknown;
 }

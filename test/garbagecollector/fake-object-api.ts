@@ -86,9 +86,12 @@ export class FakeObjectApi implements ObjectApi {
     if (meta) this.put(identity.apiVersion, identity.kind, { ...meta, finalizers: (meta.finalizers ?? []).filter((f) => f !== finalizer) });
   }
 
+  /** As the API server, a patch that changes nothing writes nothing: the resourceVersion stays. */
   private rewriteOwners(identity: ObjectIdentity, rewrite: (owners: OwnerReference[]) => OwnerReference[]): void {
     const meta = this.stored(identity);
-    if (meta) this.put(identity.apiVersion, identity.kind, { ...meta, ownerReferences: rewrite(meta.ownerReferences ?? []) });
+    if (!meta) return;
+    const ownerReferences = rewrite(meta.ownerReferences ?? []);
+    if (JSON.stringify(ownerReferences) !== JSON.stringify(meta.ownerReferences ?? [])) this.put(identity.apiVersion, identity.kind, { ...meta, ownerReferences });
   }
 
   private key(identity: ObjectIdentity): string {
