@@ -1,5 +1,5 @@
 // A real etcd + kube-apiserver on loopback for integration tests, started the way
-// controller-runtime's envtest starts them (see shared/recipes/control-plane.md §2).
+// controller-runtime's envtest starts them (README.md "Tests" says how the binaries are built).
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { type Binaries, ensureBinaries } from "./binaries.ts";
