@@ -1,6 +1,6 @@
 // A real OpenStack Neutron API server for the network controller's tests: Debian's
-// neutron-server (Zed) with auth_strategy =
-// noauth, ML2 without mechanism drivers or agents, no message queue, and a private MariaDB,
+// neutron-server (Zed) with auth_strategy = noauth, ML2 without mechanism drivers or agents,
+// no message queue, and a private MariaDB,
 // all on free 127.0.0.1 ports with their state in one temp folder. test/setup.sh installs the
 // packages. Processes die with the test process; stop() ends them by PID and removes the folder.
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, writeFileSync } from "node:fs";
