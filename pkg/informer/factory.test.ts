@@ -41,11 +41,11 @@ async function waitForSync(clock: FakeClock, factory: SharedInformerFactory, tim
 describe("SharedInformerFactory", () => {
   test("one informer per resource and scope, shared by every caller", () => {
     const { factory, requests } = setup();
-    const pods = factory.pods();
+    const pods = factory.forResource(resources.pods);
     expect(factory.forResource(resources.pods).informer as unknown).toBe(pods.informer);
-    expect(factory.pods().lister).toBe(pods.lister);
-    expect(factory.pods({ namespace: "kube-system" }).informer).not.toBe(pods.informer);
-    expect(factory.pods({ labelSelector: "app=x" }).informer).not.toBe(pods.informer);
+    expect(factory.forResource(resources.pods).lister).toBe(pods.lister);
+    expect(factory.forResource(resources.pods, { namespace: "kube-system" }).informer).not.toBe(pods.informer);
+    expect(factory.forResource(resources.pods, { labelSelector: "app=x" }).informer).not.toBe(pods.informer);
     expect(factory.forMetadata(resources.pods).informer).not.toBe(pods.informer);
     expect(factory.forResource(widgets).informer).toBe(factory.forResource(widgets).informer);
     expect(requests.map((r) => r.request)).toEqual([
@@ -64,7 +64,7 @@ describe("SharedInformerFactory", () => {
       collections.set(gvr.resource, lw);
       return lw;
     });
-    factory.pods();
+    factory.forResource(resources.pods);
     factory.forResource(widgets);
     factory.forMetadata(resources.replicaSets);
     const stop = new AbortController();
@@ -88,8 +88,8 @@ describe("SharedInformerFactory", () => {
       namespace: "team-a",
       tweakListOptions: (selectors) => ({ ...selectors, labelSelector: "managed=true" }),
     });
-    factory.configMaps();
-    factory.leases({ namespace: "" });
+    factory.forResource(resources.configMaps);
+    factory.forResource(resources.leases, { namespace: "" });
     expect(requests).toEqual([
       { namespace: "team-a", labelSelector: "managed=true", fieldSelector: undefined, metadataOnly: false },
       { namespace: undefined, labelSelector: "managed=true", fieldSelector: undefined, metadataOnly: false },
@@ -102,18 +102,18 @@ describe("SharedInformerFactory", () => {
     const stuck: ListerWatcher = { list: (_options, signal) => hang(signal), watch: (_options, signal) => hang(signal) };
     const { clock, factory } = setup((gvr) => (gvr.resource === "leases" ? stuck : new FakeListerWatcher([obj("ns/a")])));
     const controller = new AbortController();
-    factory.pods();
+    factory.forResource(resources.pods);
     factory.start(controller.signal);
     expect(await waitForSync(clock, factory, 1000)).toEqual({ synced: true, unsynced: [] });
 
-    factory.leases();
-    factory.replicaSets({ namespace: "prod" });
-    expect(factory.leases().informer.isStarted).toBe(false);
+    factory.forResource(resources.leases);
+    factory.forResource(resources.replicaSets, { namespace: "prod" });
+    expect(factory.forResource(resources.leases).informer.isStarted).toBe(false);
     factory.start(controller.signal);
-    expect(factory.leases().informer.isStarted).toBe(true);
+    expect(factory.forResource(resources.leases).informer.isStarted).toBe(true);
     const result = await waitForSync(clock, factory, 1000);
     expect(result).toEqual({ synced: false, unsynced: ["leases.v1.coordination.k8s.io"] });
-    expect(factory.replicaSets({ namespace: "prod" }).informer.hasSynced()).toBe(true);
+    expect(factory.forResource(resources.replicaSets, { namespace: "prod" }).informer.hasSynced()).toBe(true);
     await factory.shutdown();
   });
 
@@ -124,15 +124,15 @@ describe("SharedInformerFactory", () => {
       lws.push(lw);
       return lw;
     });
-    factory.pods();
+    factory.forResource(resources.pods);
     factory.forResource(widgets);
     factory.start(new AbortController().signal);
     await eventually(() => lws.every((lw) => lw.openWatches === 1), "watching");
     await factory.shutdown();
     expect(lws.map((lw) => lw.openWatches)).toEqual([0, 0]);
-    factory.configMaps();
+    factory.forResource(resources.configMaps);
     factory.start(new AbortController().signal);
-    expect(factory.configMaps().informer.isStarted).toBe(false);
+    expect(factory.forResource(resources.configMaps).informer.isStarted).toBe(false);
   });
 
   test("listers read the informer's cache", async () => {
@@ -144,7 +144,7 @@ describe("SharedInformerFactory", () => {
           obj("ns2/c", { labels: { app: "web" } }),
         ]),
     );
-    const { lister } = factory.pods();
+    const { lister } = factory.forResource(resources.pods);
     factory.start(new AbortController().signal);
     await waitForSync(clock, factory);
     expect(lister.list()).toHaveLength(3);
@@ -169,13 +169,13 @@ describe("SharedInformerFactory", () => {
       defaultResyncMs: 0,
       metrics: { provider, name: "kube-loom" },
     });
-    factory.pods();
-    factory.pods({ namespace: "other" });
+    factory.forResource(resources.pods);
+    factory.forResource(resources.pods, { namespace: "other" });
     factory.forMetadata(resources.pods);
     factory.forResource(widgets);
     expect(reporters).toEqual(["kube-loom pods.v1", "kube-loom widgets.v1alpha1.example.com"]);
     expect(await factory.remove(resources.pods)).toBe(true);
-    factory.pods();
+    factory.forResource(resources.pods);
     expect(reporters).toEqual(["kube-loom pods.v1", "kube-loom widgets.v1alpha1.example.com", "kube-loom pods.v1"]);
     await factory.shutdown();
   });

@@ -1,11 +1,10 @@
 // One informer per collection view, shared by every controller that asks for it
 // (client-go's SharedInformerFactory, dynamic and typed in one).
-import type { V1ConfigMap, V1Lease, V1Pod, V1ReplicaSet } from "@kubernetes/client-node";
 import { type Clock, realClock } from "../clock/clock.ts";
 import type { PartialObjectMetadata } from "../kube/dynamic-client.ts";
-import { type GroupVersionResource, gvrString, resources } from "../kube/gvr.ts";
+import { type GroupVersionResource, gvrString } from "../kube/gvr.ts";
 import type { ListerWatcher } from "../kube/list-watch.ts";
-import type { KubeObject, Wire } from "../kube/objects.ts";
+import type { KubeObject } from "../kube/objects.ts";
 import { type Logger, silentLogger } from "../log/logger.ts";
 import { type InformerMetrics, type InformerMetricsProvider, informerMetricsFor } from "./informer-metrics.ts";
 import { Lister } from "./lister.ts";
@@ -87,33 +86,14 @@ export class SharedInformerFactory {
     this.logger = options.logger ?? silentLogger;
   }
 
-  /**
-   * The shared informer of any resource (CRDs included), created on first request. The caller
-   * names the object type it expects; nothing checks it.
-   */
-  forResource<T extends KubeObject = KubeObject>(gvr: GroupVersionResource, scope: InformerScope = {}): ResourceInformer<T> {
-    return this.shared<T>(gvr, scope, false);
+  /** The shared informer of any resource (CRDs included), created on first request, caching the resource's object type. */
+  forResource<T extends KubeObject>(gvr: GroupVersionResource<T>, scope: InformerScope = {}): ResourceInformer<T> {
+    return this.shared(gvr, scope, false);
   }
 
   /** A shared informer that caches PartialObjectMetadata only: far less memory for big collections. */
   forMetadata(gvr: GroupVersionResource, scope: InformerScope = {}): ResourceInformer<PartialObjectMetadata> {
-    return this.shared<PartialObjectMetadata>(gvr, scope, true);
-  }
-
-  pods(scope?: InformerScope): ResourceInformer<Wire<V1Pod>> {
-    return this.forResource<Wire<V1Pod>>(resources.pods, scope);
-  }
-
-  replicaSets(scope?: InformerScope): ResourceInformer<Wire<V1ReplicaSet>> {
-    return this.forResource<Wire<V1ReplicaSet>>(resources.replicaSets, scope);
-  }
-
-  leases(scope?: InformerScope): ResourceInformer<Wire<V1Lease>> {
-    return this.forResource<Wire<V1Lease>>(resources.leases, scope);
-  }
-
-  configMaps(scope?: InformerScope): ResourceInformer<Wire<V1ConfigMap>> {
-    return this.forResource<Wire<V1ConfigMap>>(resources.configMaps, scope);
+    return this.shared(gvr, scope, true);
   }
 
   /** Every informer requested so far (and not removed), for reading their state. */
@@ -191,8 +171,7 @@ export class SharedInformerFactory {
       };
       this.entries.set(key, entry);
     }
-    // One informer serves every caller whatever type they expect; the caller vouches for the type.
-    return entry.shared as unknown as ResourceInformer<T>;
+    return asObjectsOf<T>(entry.shared);
   }
 
   /** The metrics of the first informer of `gvr`; undefined for the others, or without a provider. */
@@ -231,4 +210,14 @@ function describe(gvr: GroupVersionResource, request: ListerWatcherRequest): str
     request.metadataOnly ? "metadataOnly" : "",
   ].filter(Boolean);
   return qualifiers.length > 0 ? `${gvrString(gvr)}{${qualifiers.join(",")}}` : gvrString(gvr);
+}
+
+/**
+ * The one place the factory's untyped store meets the caller's type. Sound because an entry serves
+ * exactly one resource view, so its objects are what that resource names (PartialObjectMetadata for
+ * a metadata-only view); TypeScript cannot see that through the map of entries.
+ */
+function asObjectsOf<T extends KubeObject>(shared: ResourceInformer<KubeObject>): ResourceInformer<T> {
+  const erased: unknown = shared;
+  return erased as ResourceInformer<T>;
 }

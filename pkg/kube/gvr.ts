@@ -1,13 +1,36 @@
 // Identifies a resource collection on the API server: the unit the dynamic client,
-// discovery and the informer factory work with.
+// discovery and the informer factory work with. A resource also carries, at compile time only,
+// the type of its objects, so `informers.forResource(resources.pods)` caches `Pod`s and a
+// controller `for(resources.pods)` reconciles them, without a cast anywhere.
+import type {
+  V1ConfigMap,
+  V1CustomResourceDefinition,
+  V1Deployment,
+  V1Lease,
+  V1Namespace,
+  V1Pod,
+  V1ReplicaSet,
+  V1Secret,
+  V1ServiceAccount,
+  EventsV1Event,
+} from "@kubernetes/client-node";
+import type { KubeObject, Wire } from "./objects.ts";
 
-export interface GroupVersionResource {
+/** Never present at run time: the key under which a resource names its object type. */
+declare const objectType: unique symbol;
+
+export interface GroupVersionResource<T extends KubeObject = KubeObject> {
   /** "" for the core group. */
   group: string;
   version: string;
   /** Plural resource name, e.g. "pods". */
   resource: string;
+  /** Type information only; never set. */
+  readonly [objectType]?: T;
 }
+
+/** The type of the objects a resource serves. */
+export type ObjectOf<R> = R extends GroupVersionResource<infer T> ? T : never;
 
 export function gvrString(gvr: GroupVersionResource): string {
   return gvr.group ? `${gvr.resource}.${gvr.version}.${gvr.group}` : `${gvr.resource}.${gvr.version}`;
@@ -25,26 +48,35 @@ export function groupOf(apiVersion: string): string {
 }
 
 /** A resource with what a controller needs to relate objects to it: its kind (ownerReferences name kinds) and scope. */
-export interface ResourceType extends GroupVersionResource {
+export interface ResourceType<T extends KubeObject = KubeObject> extends GroupVersionResource<T> {
   kind: string;
   namespaced: boolean;
 }
 
+/**
+ * Declares a resource whose objects have type `T`, e.g. a custom resource:
+ * `resourceType<Network>({ group: "samplecrd.k8s.io", version: "v1", resource: "networks", kind: "Network", namespaced: true })`.
+ */
+export function resourceType<T extends KubeObject>(resource: Omit<ResourceType, typeof objectType>): ResourceType<T> {
+  return resource;
+}
+
+/** The built-in resources kube-loom's own controllers use, typed with client-node's models as they arrive on the wire. */
 export const resources = {
-  pods: { group: "", version: "v1", resource: "pods", kind: "Pod", namespaced: true },
-  configMaps: { group: "", version: "v1", resource: "configmaps", kind: "ConfigMap", namespaced: true },
-  secrets: { group: "", version: "v1", resource: "secrets", kind: "Secret", namespaced: true },
-  serviceAccounts: { group: "", version: "v1", resource: "serviceaccounts", kind: "ServiceAccount", namespaced: true },
-  namespaces: { group: "", version: "v1", resource: "namespaces", kind: "Namespace", namespaced: false },
-  events: { group: "events.k8s.io", version: "v1", resource: "events", kind: "Event", namespaced: true },
-  replicaSets: { group: "apps", version: "v1", resource: "replicasets", kind: "ReplicaSet", namespaced: true },
-  deployments: { group: "apps", version: "v1", resource: "deployments", kind: "Deployment", namespaced: true },
-  leases: { group: "coordination.k8s.io", version: "v1", resource: "leases", kind: "Lease", namespaced: true },
-  customResourceDefinitions: {
+  pods: resourceType<Wire<V1Pod>>({ group: "", version: "v1", resource: "pods", kind: "Pod", namespaced: true }),
+  configMaps: resourceType<Wire<V1ConfigMap>>({ group: "", version: "v1", resource: "configmaps", kind: "ConfigMap", namespaced: true }),
+  secrets: resourceType<Wire<V1Secret>>({ group: "", version: "v1", resource: "secrets", kind: "Secret", namespaced: true }),
+  serviceAccounts: resourceType<Wire<V1ServiceAccount>>({ group: "", version: "v1", resource: "serviceaccounts", kind: "ServiceAccount", namespaced: true }),
+  namespaces: resourceType<Wire<V1Namespace>>({ group: "", version: "v1", resource: "namespaces", kind: "Namespace", namespaced: false }),
+  events: resourceType<Wire<EventsV1Event>>({ group: "events.k8s.io", version: "v1", resource: "events", kind: "Event", namespaced: true }),
+  replicaSets: resourceType<Wire<V1ReplicaSet>>({ group: "apps", version: "v1", resource: "replicasets", kind: "ReplicaSet", namespaced: true }),
+  deployments: resourceType<Wire<V1Deployment>>({ group: "apps", version: "v1", resource: "deployments", kind: "Deployment", namespaced: true }),
+  leases: resourceType<Wire<V1Lease>>({ group: "coordination.k8s.io", version: "v1", resource: "leases", kind: "Lease", namespaced: true }),
+  customResourceDefinitions: resourceType<Wire<V1CustomResourceDefinition>>({
     group: "apiextensions.k8s.io",
     version: "v1",
     resource: "customresourcedefinitions",
     kind: "CustomResourceDefinition",
     namespaced: false,
-  },
-} as const satisfies Record<string, ResourceType>;
+  }),
+};

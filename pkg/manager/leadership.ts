@@ -14,6 +14,7 @@ import type { Logger } from "../log/logger.ts";
 import { PrometheusLeaderElectionMetrics } from "../metrics/leader-election-metrics.ts";
 import type { Options } from "../options/options.ts";
 import type { HttpEndpoints } from "../server/http-app.ts";
+import { resources } from "../kube/gvr.ts";
 import { LeaseCandidates } from "../status/lease-candidates.ts";
 import { leaderElectionStatus } from "../status/leader-election-status.ts";
 import type { LeaderElectionStatus } from "../status/status-snapshot.ts";
@@ -118,7 +119,7 @@ export class Leadership {
 
   /** Every version of the Lease a watch sees reaches the elector between its own polls. */
   private followLease(lease: { namespace: string; name: string }): void {
-    const { informer } = this.setup.informers.leases({ namespace: lease.namespace, fieldSelector: `metadata.name=${lease.name}` });
+    const { informer } = this.setup.informers.forResource(resources.leases, { namespace: lease.namespace, fieldSelector: `metadata.name=${lease.name}` });
     const observe = (object: { spec?: WireLeaseSpec }) => this.elector.observe(recordFromLeaseSpec(object.spec));
     informer.addEventHandler({ onAdd: observe, onUpdate: (_old, object) => observe(object) });
   }

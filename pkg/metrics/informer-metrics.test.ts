@@ -27,7 +27,7 @@ describe("informer metrics", () => {
       clock,
       metrics: { provider: new PrometheusInformerMetricsProvider(registry), name: "kube-loom" },
     });
-    const { informer } = factory.pods();
+    const { informer } = factory.forResource(resources.pods);
     // Same resource, other view: it must not write the same series.
     factory.forMetadata(resources.pods);
     const stop = new AbortController();

@@ -90,8 +90,8 @@ describe("StatusBoard", () => {
       defaultResyncMs: 0,
       clock,
     });
-    informers.pods();
-    informers.configMaps();
+    informers.forResource(resources.pods);
+    informers.forResource(resources.configMaps);
     const stop = new AbortController();
     informers.start(stop.signal);
     const board = new StatusBoard({ process, metrics: createMetricsRegistry(), events: new RecentEvents(), clock });

@@ -43,7 +43,7 @@ export function informerFactory(client: KubeClient, reflector?: SharedIndexInfor
 }
 
 /** name → resourceVersion of everything in the informer's cache. */
-export function cacheVersions(informer: SharedIndexInformer<KubeObject>): Map<string, string> {
+export function cacheVersions<T extends KubeObject>(informer: SharedIndexInformer<T>): Map<string, string> {
   return new Map(informer.getIndexer().list().map((o) => [o.metadata?.name ?? "", o.metadata?.resourceVersion ?? ""]));
 }
 

@@ -5,12 +5,13 @@ import { DeletedFinalStateUnknown } from "../../pkg/informer/deltas.ts";
 import type { SharedInformerFactory } from "../../pkg/informer/factory.ts";
 import type { SharedIndexInformer } from "../../pkg/informer/shared-informer.ts";
 import type { KubeClient } from "../../pkg/kube/client.ts";
-import { resources } from "../../pkg/kube/gvr.ts";
-import type { KubeObject } from "../../pkg/kube/objects.ts";
+import { type ObjectOf, resources } from "../../pkg/kube/gvr.ts";
 import { ControlPlane } from "../controlplane/control-plane.ts";
 import { waitUntil } from "../support/eventually.ts";
 import { TcpProxy } from "../support/tcp-proxy.ts";
 import { cacheVersions, createConfigMaps, ensureNamespace, fastClient, informerFactory, listVersions, sameVersions } from "./informer-fixtures.ts";
+
+type ConfigMap = ObjectOf<typeof resources.configMaps>;
 
 let controlPlane: ControlPlane;
 /** Direct admin connection: the test's own hands. */
@@ -46,7 +47,7 @@ interface Recorded {
   tombstones: string[];
 }
 
-async function watchedNamespace(namespace: string, count: number): Promise<{ informer: SharedIndexInformer<KubeObject>; recorded: Recorded }> {
+async function watchedNamespace(namespace: string, count: number): Promise<{ informer: SharedIndexInformer<ConfigMap>; recorded: Recorded }> {
   await ensureNamespace(admin, namespace);
   await createConfigMaps(admin, namespace, Array.from({ length: count }, (_, i) => `cm-${i}`));
   factory = informerFactory(proxied);
@@ -64,7 +65,7 @@ async function watchedNamespace(namespace: string, count: number): Promise<{ inf
   return { informer, recorded };
 }
 
-async function cacheMatchesList(informer: SharedIndexInformer<KubeObject>, namespace: string): Promise<void> {
+async function cacheMatchesList(informer: SharedIndexInformer<ConfigMap>, namespace: string): Promise<void> {
   await waitUntil(
     async () => sameVersions(cacheVersions(informer), await listVersions(admin, resources.configMaps, namespace)),
     `cache of ${namespace} equal to LIST`,

@@ -232,7 +232,7 @@ spec:
     expect(await factory.waitForCacheSync(stop.signal, 60_000)).toEqual({ synced: true, unsynced: [] });
     expect(Object.fromEntries(requests)).toEqual({ full: ["stream"], metadata: ["stream"] });
     const listed = await listVersions(client, resources.configMaps, "streamed");
-    for (const informer of [full, metadata]) {
+    for (const informer of [full, metadata] as SharedIndexInformer<KubeObject>[]) {
       expect(sameVersions(cacheVersions(informer), listed)).toBe(true);
       // The stream's end-of-list bookmark carries the collection's resourceVersion: never older than any object listed.
       const cacheVersion = Number(informer.getIndexer().lastStoreSyncResourceVersion());
