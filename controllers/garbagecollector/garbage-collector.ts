@@ -18,7 +18,7 @@ import type { PreferredResources } from "../../pkg/kube/discovery.ts";
 import { apiVersionOf } from "../../pkg/kube/gvr.ts";
 import type { Logger } from "../../pkg/log/logger.ts";
 import type { ControllerContext } from "../../pkg/manager/controller-descriptor.ts";
-import type { HealthCheck } from "../../pkg/server/health.ts";
+import type { HealthCheck } from "../../pkg/health/health-check.ts";
 import type { DebugRoute } from "../../pkg/server/http-app.ts";
 import type { ControllerReport } from "../../pkg/status/status-snapshot.ts";
 import { defaultControllerRateLimiter } from "../../pkg/workqueue/rate-limiters.ts";

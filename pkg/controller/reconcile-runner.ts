@@ -4,7 +4,7 @@
 import { realClock, type Clock } from "../clock/clock.ts";
 import { errorMessage, isProgrammingError } from "../errors/expected-error.ts";
 import type { Logger } from "../log/logger.ts";
-import type { HealthCheck } from "../server/health.ts";
+import type { HealthCheck } from "../health/health-check.ts";
 import { ReconcileActivity } from "../status/reconcile-activity.ts";
 import type { ReconcileLoopReport } from "../status/status-snapshot.ts";
 import type { RateLimitingQueue } from "../workqueue/rate-limiting-queue.ts";

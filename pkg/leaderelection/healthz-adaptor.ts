@@ -2,7 +2,7 @@
 // for leaseDuration + tolerance should have stopped by itself; if it is stuck (a deadlock, a hung
 // callback) the failing check lets the kubelet restart it. Created before the elector exists,
 // because the health endpoint is served before the election starts.
-import type { HealthCheck } from "../server/health.ts";
+import type { HealthCheck } from "../health/health-check.ts";
 import type { LeaderElector } from "./leader-elector.ts";
 
 export class LeaderElectionHealthCheck implements HealthCheck {

@@ -11,7 +11,7 @@ import type { Logger } from "../log/logger.ts";
 import type { FlagValues } from "../options/flag-values.ts";
 import type { KnownController } from "../options/parse-command-line.ts";
 import type { DebugRoute } from "../server/http-app.ts";
-import type { HealthCheck } from "../server/health.ts";
+import type { HealthCheck } from "../health/health-check.ts";
 import type { ControllerReport } from "../status/status-snapshot.ts";
 import type { WorkqueueMetricsProvider } from "../workqueue/metrics.ts";
 

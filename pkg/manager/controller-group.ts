@@ -3,7 +3,7 @@
 import { withWriteGuard } from "../kube/client.ts";
 import { type CacheSyncSource, describeUnsynced, unsyncedSources, waitForNamedCacheSync } from "../informer/wait-for-cache-sync.ts";
 import type { Logger } from "../log/logger.ts";
-import type { HealthCheck } from "../server/health.ts";
+import type { HealthCheck } from "../health/health-check.ts";
 import type { HttpEndpoints } from "../server/http-app.ts";
 import type { NamedControllerReport } from "../status/status-board.ts";
 import type { ControllerContext, ControllerDescriptor, RunningController } from "./controller-descriptor.ts";

@@ -61,6 +61,18 @@ describe("health endpoints in the API server's format", () => {
     expect(body).toBe('warn: some health checks cannot be excluded: no matches for "nope"\n[+]a ok\nhealthz check passed\n');
   });
 
+  test("checks are listed by name, whatever order they were added in", async () => {
+    const { body } = await get(appWith({ name: "leaderElection" }, { name: "garbagecollector" }, { name: "leader-probe" }, { name: "replicaset" }), "/healthz?verbose");
+    expect(body).toBe("[+]garbagecollector ok\n[+]leader-probe ok\n[+]leaderElection ok\n[+]replicaset ok\nhealthz check passed\n");
+  });
+
+  test("checks added later take their place by name too", () => {
+    const set = new HealthCheckSet();
+    set.add({ name: "b", check: () => undefined });
+    set.add({ name: "c", check: () => undefined }, { name: "a", check: () => undefined });
+    expect(set.list().map((check) => check.name)).toEqual(["a", "b", "c"]);
+  });
+
   test("with no checks registered a ping check answers", async () => {
     expect((await get(appWith(), "/healthz?verbose")).body).toBe("[+]ping ok\nhealthz check passed\n");
   });

@@ -2,21 +2,21 @@
 // so probes and people reading them see what they know from kube-apiserver and kube-controller-manager.
 import { Hono } from "hono";
 import { errorMessage } from "../errors/expected-error.ts";
+import type { HealthCheck } from "../health/health-check.ts";
 
-export interface HealthCheck {
-  name: string;
-  /** Throws (or rejects) when unhealthy; the message is shown only on the check's own subpath. */
-  check(): void | Promise<void>;
-}
-
-/** The checks behind one endpoint. Checks can be added after the server started (controllers register late). */
+/**
+ * The checks behind one endpoint, listed by name: what /healthz shows does not depend on the order
+ * in which the parts of the process were built. Checks can be added after the server started
+ * (controllers register late).
+ */
 export class HealthCheckSet {
   private readonly checks: HealthCheck[] = [];
 
   add(...checks: HealthCheck[]): void {
     for (const check of checks) {
       if (this.checks.some((c) => c.name === check.name)) throw new Error(`health check "${check.name}" registered twice`);
-      this.checks.push(check);
+      const at = this.checks.findIndex((c) => c.name > check.name);
+      this.checks.splice(at < 0 ? this.checks.length : at, 0, check);
     }
   }
 

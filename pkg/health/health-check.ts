@@ -1,0 +1,9 @@
+// One named check behind /healthz, /livez or /readyz. A package of its own so that whatever
+// offers a check (the leader elector, a reconcile runner, a controller) depends on this
+// interface only, not on the HTTP server that serves it.
+
+export interface HealthCheck {
+  name: string;
+  /** Throws (or rejects) when unhealthy; the message is shown only on the check's own subpath. */
+  check(): void | Promise<void>;
+}
