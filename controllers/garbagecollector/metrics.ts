@@ -2,7 +2,7 @@
 // The sync-error counter keeps kube-controller-manager's name.
 import type { Registry } from "prom-client";
 import { counter, gauge } from "../../pkg/metrics/declare.ts";
-import { ignoringCalls } from "../../pkg/metrics/ignoring-calls.ts";
+import { ignoringCalls } from "../../pkg/noop/ignoring-calls.ts";
 import type { PropagationPolicy } from "./object-api.ts";
 
 export type GraphChangeType = "add" | "update" | "delete" | "virtual-delete";

@@ -1,7 +1,7 @@
 // What the reconcile runner reports, under controller-runtime's metric names.
 import type { Registry } from "prom-client";
 import { counter, gauge, histogram } from "../metrics/declare.ts";
-import { ignoringCalls } from "../metrics/ignoring-calls.ts";
+import { ignoringCalls } from "../noop/ignoring-calls.ts";
 
 export type ReconcileOutcome = "success" | "error" | "requeue_after" | "terminal_error";
 

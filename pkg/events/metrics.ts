@@ -1,5 +1,5 @@
 // What the event broadcaster reports, for whoever wants to turn it into metrics.
-import { ignoringCalls } from "../metrics/ignoring-calls.ts";
+import { ignoringCalls } from "../noop/ignoring-calls.ts";
 
 export type EventDropReason =
   /** The buffer between recorders and the writer was full. */

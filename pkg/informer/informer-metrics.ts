@@ -2,7 +2,7 @@
 // a provider builds the metrics of one informer from its identity, and the queue and the cache
 // feed them. The informer knows no metrics library; pkg/metrics implements the provider.
 import type { GroupVersionResource } from "../kube/gvr.ts";
-import { ignoringCalls } from "../metrics/ignoring-calls.ts";
+import { ignoringCalls } from "../noop/ignoring-calls.ts";
 
 export interface SettableGauge {
   set(value: number): void;

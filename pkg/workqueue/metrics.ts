@@ -1,7 +1,7 @@
 // Workqueue metrics as client-go defines them (util/workqueue/metrics.go): a provider builds one metric per queue
 // name, and the queue feeds them through the hooks below. Unnamed queues emit nothing.
 import type { Clock, Timer } from "../clock/clock.ts";
-import { ignoringCalls } from "../metrics/ignoring-calls.ts";
+import { ignoringCalls } from "../noop/ignoring-calls.ts";
 
 export interface GaugeMetric {
   inc(): void;

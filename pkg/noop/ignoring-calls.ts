@@ -1,5 +1,6 @@
-// The stand-in for a metrics interface when nobody collects: an object whose methods do
-// nothing. Annotate the result with the interface, so the compiler checks none is left out.
+// The stand-in for a metrics or observer interface when nobody listens: an object whose methods
+// do nothing. Annotate the result with the interface, so the compiler checks none is left out.
+// It sits below every package that reports something, so none of them imports pkg/metrics.
 
 /** Each named method ignores its arguments and returns nothing. */
 export function ignoringCalls<Name extends string>(names: readonly Name[]): Record<Name, () => void>;
