@@ -3,8 +3,8 @@
 // HTTP on --port only when asked, on loopback unless told otherwise.
 import type { FlagDefinition } from "./flag-definition.ts";
 import { flagGroup } from "./flag-group.ts";
-import { curveIdNames } from "../server/tls-curves.ts";
-import { insecureCipherSuiteNames, preferredCipherSuiteNames, tlsVersions } from "../server/tls-parameters.ts";
+import { curveIdNames } from "../tls/tls-curves.ts";
+import { insecureCipherSuiteNames, preferredCipherSuiteNames, tlsVersions } from "../tls/tls-parameters.ts";
 
 const secureServing = flagGroup("Secure serving");
 const insecureServing = flagGroup("Insecure serving");

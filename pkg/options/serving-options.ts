@@ -2,8 +2,8 @@
 // kube-controller-manager makes on them (a certificate without its key, an unknown cipher suite,
 // curve or TLS version, a `*` anywhere but at the end of an always-allowed path) as usage errors,
 // and a curve the runtime cannot offer as one too.
-import { curvePreferencesProblem } from "../server/tls-curves.ts";
-import { isCipherSuiteName, isTlsVersionName, tlsVersions, type TlsVersionName } from "../server/tls-parameters.ts";
+import { curvePreferencesProblem } from "../tls/tls-curves.ts";
+import { isCipherSuiteName, isTlsVersionName, tlsVersions, type TlsVersionName } from "../tls/tls-parameters.ts";
 import {
   alwaysAllowPathsFlag,
   authenticationKubeconfigFlag,

@@ -9,8 +9,8 @@ import { sendFetchResponse, toFetchRequest } from "./node-http-bridge.ts";
 import { type RunningServer, urlOf } from "./serve.ts";
 import type { ServingKeyPair } from "./serving-certificate.ts";
 import { listenFailure, ServingError } from "./serving-error.ts";
-import { ecdhCurveList } from "./tls-curves.ts";
-import { openSslCipherList, type TlsVersionName, tlsVersions } from "./tls-parameters.ts";
+import { ecdhCurveList } from "../tls/tls-curves.ts";
+import { openSslCipherList, type TlsVersionName, tlsVersions } from "../tls/tls-parameters.ts";
 
 /** A client certificate that verified against the client CA: who it names. */
 export interface PeerIdentity {

@@ -2,7 +2,7 @@
 // 1.36+); the runtimes' TLS servers take key-exchange group names (node:tls `ecdhCurve`). This
 // table translates one into the other and says what the running runtime can honour.
 import { createSecureContext } from "node:tls";
-import { runtimeVersion } from "./runtime-version.ts";
+import { runtimeVersion } from "../version.ts";
 
 /** The groups Go 1.26 (kube-controller-manager 1.37's) knows, in the order Go prefers them, whatever order they are given in. */
 const goCurves: readonly { id: number; goName: string; group: string }[] = [
