@@ -3,7 +3,7 @@ import { FakeClock } from "../clock/fake-clock.ts";
 import { silentLogger } from "../log/logger.ts";
 import { defaultControllerRateLimiter } from "../workqueue/rate-limiters.ts";
 import { RateLimitingQueue } from "../workqueue/rate-limiting-queue.ts";
-import type { ReconcileMetrics, ReconcileOutcome } from "./reconcile-metrics.ts";
+import type { ReconcileObserver, ReconcileOutcome } from "./reconcile-observer.ts";
 import { ReconcileRunner } from "./reconcile-runner.ts";
 import { TerminalError, type ReconcileResult } from "./reconciler.ts";
 
@@ -11,9 +11,13 @@ function harness(reconcile: (key: string) => Promise<ReconcileResult>, workers =
   const clock = new FakeClock();
   const queue = new RateLimitingQueue<string>(defaultControllerRateLimiter(clock), { clock });
   const outcomes: ReconcileOutcome[] = [];
+  const observed: { loop: string; key: unknown; seconds: number }[] = [];
   let panics = 0;
-  const metrics: ReconcileMetrics = {
-    observe: (_c, outcome) => void outcomes.push(outcome),
+  const metrics: ReconcileObserver = {
+    finished: (loop, key, outcome, seconds) => {
+      outcomes.push(outcome);
+      observed.push({ loop, key, seconds });
+    },
     panicked: () => void panics++,
     setActiveWorkers: () => undefined,
     setMaxConcurrentReconciles: () => undefined,
@@ -36,7 +40,7 @@ function harness(reconcile: (key: string) => Promise<ReconcileResult>, workers =
   });
   const stop = new AbortController();
   const finished = runner.run(stop.signal);
-  return { clock, queue, runner, outcomes, calls, stop, finished, panics: () => panics };
+  return { clock, queue, runner, outcomes, observed, calls, stop, finished, panics: () => panics };
 }
 
 async function turns(n = 20): Promise<void> {
@@ -180,11 +184,11 @@ describe("ReconcileRunner: controller-runtime's reconcile contract", () => {
     await h.finished;
   });
 
-  test("status: keys in the workers' hands with how long they have run, keys waiting as depth, then the finished ones", async () => {
+  test("status: keys in the workers' hands with how long they have run, keys waiting as depth; the observer hears of the finished ones", async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const h = harness(() => gate);
-    expect(h.runner.status()).toMatchObject({ name: "test", state: "running", workers: 1, depth: 0, inFlight: [], sampleCount: 0 });
+    expect(h.runner.status()).toEqual({ name: "test", queue: "", state: "running", workers: 1, depth: 0, inFlight: [] });
     h.queue.add("slow");
     h.queue.add("next");
     await turns();
@@ -192,12 +196,11 @@ describe("ReconcileRunner: controller-runtime's reconcile contract", () => {
     expect(h.runner.status()).toMatchObject({ depth: 1, inFlight: [{ key: "slow", seconds: 3 }] });
     release();
     await turns();
-    expect(h.runner.status()).toMatchObject({
-      depth: 0,
-      inFlight: [],
-      outcomes: { success: 2, error: 0, requeueAfter: 0, terminalError: 0 },
-      slowest: { key: "slow", seconds: 3 },
-    });
+    expect(h.runner.status()).toMatchObject({ depth: 0, inFlight: [] });
+    expect(h.observed).toEqual([
+      { loop: "test", key: "slow", seconds: 3 },
+      { loop: "test", key: "next", seconds: 0 },
+    ]);
     h.stop.abort();
     await h.finished;
     expect(h.runner.status().state).toBe("stopped");

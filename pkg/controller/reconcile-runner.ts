@@ -1,14 +1,14 @@
 // Runs a controller's workers: each takes a key from the rate-limited workqueue, reconciles
 // it, and applies controller-runtime's result rules. The workqueue guarantees that a key is
-// never reconciled by two workers at once.
+// never reconciled by two workers at once. What the reconciles did is told to an observer; the
+// runner keeps only its own state (see ReconcileLoopSnapshot).
 import { realClock, type Clock } from "../clock/clock.ts";
 import { errorMessage, isProgrammingError } from "../errors/expected-error.ts";
 import type { Logger } from "../log/logger.ts";
 import type { HealthCheck } from "../health/health-check.ts";
-import { ReconcileActivity } from "../status/reconcile-activity.ts";
-import type { ReconcileLoopReport } from "../status/status-snapshot.ts";
 import type { RateLimitingQueue } from "../workqueue/rate-limiting-queue.ts";
-import { noopReconcileMetrics, type ReconcileMetrics, type ReconcileOutcome } from "./reconcile-metrics.ts";
+import type { ReconcileLoopSnapshot, ReconcileLoopState } from "./reconcile-loop-snapshot.ts";
+import { noopReconcileObserver, type ReconcileObserver, type ReconcileOutcome } from "./reconcile-observer.ts";
 import { TerminalError, type Reconciler } from "./reconciler.ts";
 
 export interface ReconcileRunnerOptions<K> {
@@ -17,7 +17,11 @@ export interface ReconcileRunnerOptions<K> {
   reconciler: Reconciler<K>;
   workers: number;
   logger: Logger;
-  metrics?: ReconcileMetrics;
+  /**
+   * Told of every reconcile and of the workers: in kube-loom the reconcile metrics and the status
+   * page's activity together (combinedReconcileObserver).
+   */
+  metrics?: ReconcileObserver;
   clock?: Clock;
   /** A reconcile running longer than this makes the health check fail (a wedged worker). */
   wedgedAfterMs?: number;
@@ -25,18 +29,16 @@ export interface ReconcileRunnerOptions<K> {
 
 export class ReconcileRunner<K> {
   private readonly clock: Clock;
-  private readonly metrics: ReconcileMetrics;
+  private readonly observer: ReconcileObserver;
   private readonly wedgedAfterMs: number;
   /** Start time of each reconcile in flight, by worker. */
   private readonly inFlight = new Map<number, { key: K; since: number }>();
-  private readonly activity: ReconcileActivity;
-  private state: ReconcileLoopReport["state"] = "idle";
+  private state: ReconcileLoopState = "idle";
 
   constructor(private readonly options: ReconcileRunnerOptions<K>) {
     this.clock = options.clock ?? realClock;
-    this.metrics = options.metrics ?? noopReconcileMetrics;
+    this.observer = options.metrics ?? noopReconcileObserver;
     this.wedgedAfterMs = options.wedgedAfterMs ?? 10 * 60_000;
-    this.activity = new ReconcileActivity(this.clock);
   }
 
   /**
@@ -46,7 +48,7 @@ export class ReconcileRunner<K> {
   async run(stop: AbortSignal, abort: AbortSignal = stop): Promise<void> {
     const { queue, workers, name } = this.options;
     this.state = "running";
-    this.metrics.setMaxConcurrentReconciles(name, workers);
+    this.observer.setMaxConcurrentReconciles(name, workers);
     // Shutting the queue down wakes the workers blocked in get().
     const onStop = () => queue.shutDown();
     stop.addEventListener("abort", onStop, { once: true });
@@ -78,14 +80,14 @@ export class ReconcileRunner<K> {
     };
   }
 
-  /** For the status page: the queue, the keys in the workers' hands, and recent reconciles. */
-  status(): ReconcileLoopReport {
+  /** Its state, the queue's depth and the keys in the workers' hands, for the status page. */
+  status(): ReconcileLoopSnapshot {
     const { name, queue, workers } = this.options;
     const now = this.clock.monotonic();
     const inFlight = [...this.inFlight.values()]
       .map(({ key, since }) => ({ key: String(key), seconds: (now - since) / 1000 }))
       .sort((a, b) => b.seconds - a.seconds);
-    return { name, queue: queue.name, state: this.state, workers, depth: queue.len(), inFlight, ...this.activity.summary() };
+    return { name, queue: queue.name, state: this.state, workers, depth: queue.len(), inFlight };
   }
 
   private async worker(id: number, stop: AbortSignal, abort: AbortSignal): Promise<void> {
@@ -99,12 +101,12 @@ export class ReconcileRunner<K> {
         return;
       }
       this.inFlight.set(id, { key: next.item, since: this.clock.monotonic() });
-      this.metrics.setActiveWorkers(this.options.name, this.inFlight.size);
+      this.observer.setActiveWorkers(this.options.name, this.inFlight.size);
       try {
         await this.reconcileOne(next.item, abort);
       } finally {
         this.inFlight.delete(id);
-        this.metrics.setActiveWorkers(this.options.name, this.inFlight.size);
+        this.observer.setActiveWorkers(this.options.name, this.inFlight.size);
         queue.done(next.item);
       }
     }
@@ -133,7 +135,7 @@ export class ReconcileRunner<K> {
         return;
       }
       if (isProgrammingError(err)) {
-        this.metrics.panicked(name);
+        this.observer.panicked(name);
         logger.error({ controller: name, key: String(key), err }, "reconcile threw unexpectedly; retrying with backoff");
       } else {
         logger.info(
@@ -147,7 +149,6 @@ export class ReconcileRunner<K> {
   }
 
   private finished(key: K, outcome: ReconcileOutcome, seconds: number, error?: unknown): void {
-    this.metrics.observe(this.options.name, outcome, seconds);
-    this.activity.finished(key, outcome, seconds, error);
+    this.observer.finished(this.options.name, key, outcome, seconds, error);
   }
 }

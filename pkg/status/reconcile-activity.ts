@@ -3,9 +3,10 @@
 // with the key they were about. Bounded memory whatever the load: a ring of recent samples,
 // one counter per second of the rate window, a handful of errors.
 import type { Clock } from "../clock/clock.ts";
-import type { ReconcileOutcome } from "../controller/reconcile-metrics.ts";
+import type { KeyTiming } from "../controller/reconcile-loop-snapshot.ts";
+import type { ReconcileOutcome } from "../controller/reconcile-observer.ts";
 import { errorMessage } from "../errors/expected-error.ts";
-import type { KeyTiming, ReconcileErrorStatus, ReconcileLoopStatus, ReconcileOutcomeCounts } from "./status-snapshot.ts";
+import type { ReconcileErrorStatus, ReconcileLoopStatus, ReconcileOutcomeCounts } from "./status-snapshot.ts";
 
 export interface ReconcileActivityLimits {
   /** Recent reconciles the quantiles are taken over. */

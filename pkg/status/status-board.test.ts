@@ -30,7 +30,7 @@ describe("StatusBoard", () => {
     });
   });
 
-  test("a controller's loop gets its queue's adds and retries from the workqueue metrics; the last error names its key", async () => {
+  test("a controller's loop: the runner's state, its reconciles as observed, its queue's adds and retries from the workqueue metrics; the last error names its key", async () => {
     const clock = new FakeClock();
     const metrics = createMetricsRegistry();
     const queue = new RateLimitingQueue<string>(defaultControllerRateLimiter(clock), {
@@ -38,11 +38,13 @@ describe("StatusBoard", () => {
       clock,
       metricsProvider: new PrometheusWorkqueueMetricsProvider(metrics),
     });
+    const board = new StatusBoard({ process, metrics, events: new RecentEvents(), clock });
     const runner = new ReconcileRunner<string>({
       name: "demo",
       queue,
       workers: 2,
       logger: silentLogger,
+      metrics: board.reconciles,
       clock,
       reconciler: {
         reconcile: async (key) => {
@@ -54,9 +56,8 @@ describe("StatusBoard", () => {
     const running = runner.run(stop.signal);
     queue.add("ns/good");
     queue.add("ns/bad");
-    const board = new StatusBoard({ process, metrics, events: new RecentEvents(), clock });
     board.attach({ controllers: () => [{ name: "demo", loops: [runner.status()], details: [{ label: "widgets", value: 3 }] }] });
-    await eventually(() => runner.status().outcomes.error === 1, "the failed reconcile");
+    await eventually(() => board.reconciles.summary("demo").outcomes.error === 1, "the failed reconcile");
 
     const [controller] = (await board.snapshot()).controllers;
     expect(controller).toMatchObject({ name: "demo", details: [{ label: "widgets", value: 3 }] });

@@ -1,11 +1,14 @@
-// Puts the status snapshot together from the parts of the process that own the data. The
-// HTTP server (and so the page) is up before the API server is reached, so the parts that
-// exist only later are attached when the manager builds them; until then they show as empty.
+// Puts the status snapshot together from the parts of the process that own the data; a reconcile
+// loop, for one, from its runner's snapshot, what the reconcile observer saw of it, and its
+// workqueue's metrics. The HTTP server (and so the page) is up before the API server is reached,
+// so the parts that exist only later are attached when the manager builds them; until then they
+// show as empty.
 import type { Registry } from "prom-client";
 import { type Clock, realClock } from "../clock/clock.ts";
 import type { SharedIndexInformer } from "../informer/shared-informer.ts";
 import { informerStatus } from "./informer-status.ts";
 import type { RecentEvents } from "./recent-events.ts";
+import { ReconcileActivityObserver } from "./reconcile-activity-observer.ts";
 import type { ControllerReport, ControllerStatus, LeaderElectionStatus, ProcessStatus, StatusSnapshot } from "./status-snapshot.ts";
 import { workqueueCounters } from "./workqueue-counters.ts";
 
@@ -28,11 +31,17 @@ export interface StatusBoardOptions {
 }
 
 export class StatusBoard {
+  /**
+   * What the controllers' reconciles did, by loop: hand it to their runners among the reconcile
+   * observers (ControllerContext.reconcileMetrics), or the page shows no reconciles.
+   */
+  readonly reconciles: ReconcileActivityObserver;
   private readonly clock: Clock;
   private parts: LateStatusParts = {};
 
   constructor(private readonly options: StatusBoardOptions) {
     this.clock = options.clock ?? realClock;
+    this.reconciles = new ReconcileActivityObserver(this.clock);
   }
 
   attach(parts: LateStatusParts): void {
@@ -46,7 +55,7 @@ export class StatusBoard {
         name,
         loops: loops.map((loop) => {
           const queue = counters.get(loop.queue);
-          return { ...loop, adds: queue?.adds, retries: queue?.retries };
+          return { ...loop, ...this.reconciles.summary(loop.name), adds: queue?.adds, retries: queue?.retries };
         }),
         details: details ?? [],
       }),

@@ -1,6 +1,7 @@
 // What /debug/status.json answers and /debug/status shows: one picture of the process for a
 // person on call. Times are epoch milliseconds on this process's wall clock (compare them with
 // `generatedAt`, not with the reader's clock); durations are seconds.
+import type { KeyTiming, ReconcileLoopSnapshot } from "../controller/reconcile-loop-snapshot.ts";
 
 export interface StatusSnapshot {
   generatedAt: number;
@@ -59,7 +60,8 @@ export interface ControllerStatus {
 
 /** What a controller tells the status page about itself (RunningController.status). */
 export interface ControllerReport {
-  loops: ReconcileLoopReport[];
+  /** Its runners' own state (ReconcileRunner.status); the page adds what it observed of their reconciles. */
+  loops: ReconcileLoopSnapshot[];
   details?: StatusDetail[];
 }
 
@@ -68,17 +70,11 @@ export interface StatusDetail {
   value: string | number;
 }
 
-export type ReconcileLoopState = "idle" | "running" | "stopped" | "crashed";
-
-export interface ReconcileLoopStatus {
-  name: string;
-  /** The workqueue's name (its workqueue_* metrics carry it). */
-  queue: string;
-  /** idle: not started (a standby, or waiting for its caches). */
-  state: ReconcileLoopState;
-  workers: number;
-  /** Keys waiting for a worker. */
-  depth: number;
+/**
+ * A reconcile loop as the page shows it: the runner's snapshot (name, queue, state, workers, depth,
+ * keys in flight), what the page's reconcile observer saw, and the workqueue's counters.
+ */
+export interface ReconcileLoopStatus extends ReconcileLoopSnapshot {
   /** workqueue_adds_total and workqueue_retries_total; undefined for a queue that reports no metrics. */
   adds: number | undefined;
   retries: number | undefined;
@@ -92,25 +88,15 @@ export interface ReconcileLoopStatus {
   sampleCount: number;
   /** The slowest of those recent reconciles. */
   slowest: KeyTiming | undefined;
-  /** Keys in a worker's hands right now, longest first. */
-  inFlight: KeyTiming[];
   /** Newest first. */
   lastErrors: ReconcileErrorStatus[];
 }
-
-/** What a reconcile runner knows of itself; the workqueue counters come from the metrics registry. */
-export type ReconcileLoopReport = Omit<ReconcileLoopStatus, "adds" | "retries">;
 
 export interface ReconcileOutcomeCounts {
   success: number;
   error: number;
   requeueAfter: number;
   terminalError: number;
-}
-
-export interface KeyTiming {
-  key: string;
-  seconds: number;
 }
 
 export interface ReconcileErrorStatus {

@@ -1,18 +1,8 @@
-// What the reconcile runner reports, under controller-runtime's metric names.
+// What the reconcile runners report, under controller-runtime's metric names: a reconcile
+// observer on a prom-client registry, labelled by the runner's name.
 import type { Registry } from "prom-client";
-import { counter, gauge, histogram } from "../metrics/declare.ts";
-import { ignoringCalls } from "../noop/ignoring-calls.ts";
-
-export type ReconcileOutcome = "success" | "error" | "requeue_after" | "terminal_error";
-
-export interface ReconcileMetrics {
-  observe(controller: string, outcome: ReconcileOutcome, seconds: number): void;
-  panicked(controller: string): void;
-  setActiveWorkers(controller: string, count: number): void;
-  setMaxConcurrentReconciles(controller: string, count: number): void;
-}
-
-export const noopReconcileMetrics: ReconcileMetrics = ignoringCalls(["observe", "panicked", "setActiveWorkers", "setMaxConcurrentReconciles"]);
+import type { ReconcileObserver } from "../controller/reconcile-observer.ts";
+import { counter, gauge, histogram } from "./declare.ts";
 
 // controller-runtime's buckets for controller_runtime_reconcile_time_seconds.
 const durationBuckets = [
@@ -20,7 +10,8 @@ const durationBuckets = [
   15, 20, 25, 30, 40, 50, 60,
 ];
 
-export function prometheusReconcileMetrics(registry: Registry): ReconcileMetrics {
+/** Registers the seven `controller_runtime_*` metrics on `registry`; create one per registry. */
+export function prometheusReconcileMetrics(registry: Registry): ReconcileObserver {
   const labelNames = ["controller"] as const;
   const total = counter(registry, "controller_runtime_reconcile_total", "Reconciliations finished, by controller and result (success, error, requeue_after).", ["controller", "result"]);
   const errors = counter(registry, "controller_runtime_reconcile_errors_total", "Reconciliations that failed, terminally or to be retried, by controller.", labelNames);
@@ -30,7 +21,7 @@ export function prometheusReconcileMetrics(registry: Registry): ReconcileMetrics
   const active = gauge(registry, "controller_runtime_active_workers", "Workers reconciling right now, by controller.", labelNames);
   const max = gauge(registry, "controller_runtime_max_concurrent_reconciles", "Workers a controller runs at most, by controller.", labelNames);
   return {
-    observe(controller, outcome, seconds) {
+    finished(controller, _key, outcome, seconds) {
       total.inc({ controller, result: outcome === "terminal_error" ? "error" : outcome });
       if (outcome === "error" || outcome === "terminal_error") errors.inc({ controller });
       if (outcome === "terminal_error") terminal.inc({ controller });
