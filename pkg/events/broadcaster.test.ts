@@ -6,7 +6,7 @@ import type { KubeObject } from "../kube/objects.ts";
 import { EventBroadcaster, type EventBroadcasterOptions } from "./broadcaster.ts";
 import type { KubeEvent } from "./event.ts";
 import { FakeEventSink } from "./fake-event-sink.ts";
-import type { EventDropReason, EventMetrics } from "./metrics.ts";
+import type { EventDropReason, EventObserver, EventWrite } from "./event-observer.ts";
 
 const pod: KubeObject = {
   apiVersion: "v1",
@@ -25,11 +25,15 @@ const retryDelayMs = 1_000;
 /** Longest a retry waits, jitter included. */
 const maxRetryWaitMs = retryDelayMs * 1.25;
 
-class CountingMetrics implements EventMetrics {
+class CountingObserver implements EventObserver {
+  readonly recordings: { note: string; at: number }[] = [];
   readonly writes = { create: 0, series: 0 };
   aggregations = 0;
   readonly drops = new Map<EventDropReason, number>();
-  written(write: "create" | "series"): void {
+  recorded(event: KubeEvent, observedAt: number): void {
+    this.recordings.push({ note: event.note, at: observedAt });
+  }
+  written(write: EventWrite): void {
     this.writes[write]++;
   }
   aggregated(): void {
@@ -43,19 +47,19 @@ class CountingMetrics implements EventMetrics {
 function setUp(options: Partial<EventBroadcasterOptions> = {}, start = true) {
   const clock = new FakeClock(Date.parse("2026-11-21T23:40:01.123Z"));
   const sink = new FakeEventSink();
-  const metrics = new CountingMetrics();
+  const observed = new CountingObserver();
   const broadcaster = new EventBroadcaster({
     sink,
     reportingInstance: "kube-loom-host-1_abc",
     clock,
-    metrics,
+    observer: observed,
     seriesFlushIntervalMs: flushIntervalMs,
     retryDelayMs,
     ...options,
   });
   if (start) broadcaster.start();
   const recorder = broadcaster.newRecorder("replicaset-controller");
-  return { clock, sink, metrics, broadcaster, recorder };
+  return { clock, sink, observed, broadcaster, recorder };
 }
 
 /** Lets the writer loop run until it waits for something. */
@@ -65,7 +69,7 @@ const storedEvents = (sink: FakeEventSink): KubeEvent[] => [...sink.events.value
 
 describe("EventBroadcaster", () => {
   test("writes an events.k8s.io/v1 Event with client-go's fields", async () => {
-    const { sink, recorder, metrics } = setUp();
+    const { sink, recorder, observed } = setUp();
     recorder.eventf(replicaSet, pod, "Normal", "SuccessfulCreate", "Create", "Created pod: web-1");
     await settle();
     const [event] = storedEvents(sink);
@@ -84,7 +88,7 @@ describe("EventBroadcaster", () => {
       related: { apiVersion: "v1", kind: "Pod", name: "web-1", namespace: "shop", uid: "uid-web-1", resourceVersion: "42" },
     });
     expect(event?.series).toBeUndefined();
-    expect(metrics.writes.create).toBe(1);
+    expect(observed.writes.create).toBe(1);
   });
 
   test("puts Events about cluster-scoped objects into the default namespace", async () => {
@@ -114,7 +118,7 @@ describe("EventBroadcaster", () => {
   });
 
   test("folds repeats of an identical Event into one series written per flush interval, not per repeat", async () => {
-    const { clock, sink, recorder, metrics } = setUp();
+    const { clock, sink, recorder, observed } = setUp();
     const repeat = () => recorder.eventf(pod, undefined, "Warning", "BackOff", "Restart", "Back-off restarting container");
     repeat();
     await settle();
@@ -124,7 +128,7 @@ describe("EventBroadcaster", () => {
     }
     await settle();
     expect(sink.calls.map((call) => call.method)).toEqual(["create"]);
-    expect(metrics.aggregations).toBe(9);
+    expect(observed.aggregations).toBe(9);
 
     await clock.advance(flushIntervalMs);
     await settle();
@@ -150,7 +154,7 @@ describe("EventBroadcaster", () => {
     await clock.advance(flushIntervalMs);
     await settle();
     expect(sink.calls).toHaveLength(3);
-    expect(metrics.writes).toEqual({ create: 1, series: 2 });
+    expect(observed.writes).toEqual({ create: 1, series: 2 });
   });
 
   test("a different note, reason or object makes a different Event", async () => {
@@ -191,51 +195,50 @@ describe("EventBroadcaster", () => {
   });
 
   test("the spam filter lets 25 new Events per object through, then one per 5 minutes", async () => {
-    const { clock, sink, recorder, metrics } = setUp();
+    const { clock, sink, recorder, observed } = setUp();
     for (let i = 0; i < 30; i++) recorder.eventf(pod, undefined, "Warning", "Failed", "Sync", `attempt ${i}`);
     recorder.eventf(replicaSet, undefined, "Warning", "Failed", "Sync", "other object");
     await settle();
     expect(sink.events.size).toBe(26);
-    expect(metrics.drops.get("spam-filter")).toBe(5);
+    expect(observed.drops.get("spam-filter")).toBe(5);
 
     await clock.advance(5 * 60_000);
     recorder.eventf(pod, undefined, "Warning", "Failed", "Sync", "later 1");
     recorder.eventf(pod, undefined, "Warning", "Failed", "Sync", "later 2");
     await settle();
     expect(sink.events.size).toBe(27);
-    expect(metrics.drops.get("spam-filter")).toBe(6);
+    expect(observed.drops.get("spam-filter")).toBe(6);
   });
 
   test("repeats folded into a series take no spam-filter tokens", async () => {
-    const { clock, sink, recorder, metrics } = setUp();
+    const { clock, sink, recorder, observed } = setUp();
     for (let i = 0; i < 100; i++) recorder.eventf(pod, undefined, "Warning", "BackOff", "Restart", "same");
     recorder.eventf(pod, undefined, "Warning", "Failed", "Sync", "something else");
     await settle();
     await clock.advance(flushIntervalMs);
     await settle();
-    expect(metrics.drops.size).toBe(0);
+    expect(observed.drops.size).toBe(0);
     expect(sink.callsOf("create")).toHaveLength(2);
     expect(storedEvents(sink).map((event) => event.series?.count)).toEqual([100, undefined]);
   });
 
   test("a full buffer drops Events without blocking the caller", async () => {
-    const { sink, recorder, metrics, broadcaster } = setUp({ bufferSize: 3 }, false);
+    const { sink, recorder, observed, broadcaster } = setUp({ bufferSize: 3 }, false);
     for (let i = 0; i < 5; i++) recorder.eventf(pod, undefined, "Normal", "Synced", "Sync", `n${i}`);
-    expect(metrics.drops.get("buffer-full")).toBe(2);
+    expect(observed.drops.get("buffer-full")).toBe(2);
     broadcaster.start();
     await settle();
     expect(storedEvents(sink).map((event) => event.note)).toEqual(["n0", "n1", "n2"]);
   });
 
-  test("onRecorded hears of every Event taken for writing (the status page's recent Events), not of those dropped", () => {
-    const heard: string[] = [];
-    const { clock, recorder } = setUp({ bufferSize: 2, onRecorded: (event, at) => void heard.push(`${event.note}@${at - clock.now()}`) }, false);
+  test("the observer hears of every Event taken for writing (the status page's recent Events), not of those dropped", () => {
+    const { clock, recorder, observed } = setUp({ bufferSize: 2 }, false);
     for (let i = 0; i < 3; i++) recorder.eventf(pod, undefined, "Normal", "Synced", "Sync", `n${i}`);
-    expect(heard).toEqual(["n0@0", "n1@0"]);
+    expect(observed.recordings.map(({ note, at }) => `${note}@${at - clock.now()}`)).toEqual(["n0@0", "n1@0"]);
   });
 
   test("retries a failing write a bounded number of times, then drops it", async () => {
-    const { clock, sink, recorder, metrics } = setUp({ maxWriteAttempts: 3 });
+    const { clock, sink, recorder, observed } = setUp({ maxWriteAttempts: 3 });
     sink.failWith = () => new TransportError("connection refused", "https://apiserver", "ECONNREFUSED");
     recorder.eventf(pod, undefined, "Normal", "Synced", "Sync", "ok");
     for (let i = 0; i < 5; i++) {
@@ -243,11 +246,11 @@ describe("EventBroadcaster", () => {
       await clock.advance(maxRetryWaitMs);
     }
     expect(sink.calls).toHaveLength(3);
-    expect(metrics.drops.get("write-failed")).toBe(1);
+    expect(observed.drops.get("write-failed")).toBe(1);
   });
 
   test("a write that fails transiently succeeds on retry", async () => {
-    const { clock, sink, recorder, metrics } = setUp();
+    const { clock, sink, recorder, observed } = setUp();
     let failures = 1;
     sink.failWith = () => (failures-- > 0 ? new ApiError(503, "ServiceUnavailable", "busy", "POST", "/events") : undefined);
     recorder.eventf(pod, undefined, "Normal", "Synced", "Sync", "ok");
@@ -256,17 +259,17 @@ describe("EventBroadcaster", () => {
     await settle();
     expect(sink.calls).toHaveLength(2);
     expect(sink.events.size).toBe(1);
-    expect(metrics.writes.create).toBe(1);
+    expect(observed.writes.create).toBe(1);
   });
 
   test("an Event the server refuses is not retried", async () => {
-    const { clock, sink, recorder, metrics } = setUp();
+    const { clock, sink, recorder, observed } = setUp();
     sink.failWith = () => new ApiError(403, "Forbidden", "no", "POST", "/events");
     recorder.eventf(pod, undefined, "Normal", "Synced", "Sync", "ok");
     await settle();
     await clock.advance(10 * maxRetryWaitMs);
     expect(sink.calls).toHaveLength(1);
-    expect(metrics.drops.get("write-failed")).toBe(1);
+    expect(observed.drops.get("write-failed")).toBe(1);
   });
 
   test("an Event that is given up on is logged as an error, naming the refusal", async () => {
@@ -300,7 +303,7 @@ describe("EventBroadcaster", () => {
   });
 
   test("recording never throws, not for nameless objects, failing sinks or after shutdown", async () => {
-    const { sink, recorder, metrics, broadcaster } = setUp({ maxWriteAttempts: 1 });
+    const { sink, recorder, observed, broadcaster } = setUp({ maxWriteAttempts: 1 });
     sink.failWith = () => new Error("boom");
     expect(() => recorder.eventf({ kind: "Pod" }, undefined, "Normal", "Synced", "Sync", "ok")).not.toThrow();
     expect(() => recorder.eventf(undefined as unknown as KubeObject, undefined, "Normal", "Synced", "Sync", "ok")).not.toThrow();
@@ -308,8 +311,8 @@ describe("EventBroadcaster", () => {
     await settle();
     await broadcaster.shutdown();
     expect(() => recorder.eventf(pod, undefined, "Normal", "Synced", "Sync", "late")).not.toThrow();
-    expect(metrics.drops.get("invalid")).toBe(2);
-    expect(metrics.drops.get("shutdown")).toBe(1);
+    expect(observed.drops.get("invalid")).toBe(2);
+    expect(observed.drops.get("shutdown")).toBe(1);
   });
 
   test("shutdown writes what is buffered and the grown series", async () => {
@@ -323,7 +326,7 @@ describe("EventBroadcaster", () => {
   });
 
   test("shutdown gives up at its deadline and drops what is left", async () => {
-    const { clock, sink, recorder, metrics, broadcaster } = setUp({ shutdownTimeoutMs: 5_000 });
+    const { clock, sink, recorder, observed, broadcaster } = setUp({ shutdownTimeoutMs: 5_000 });
     sink.gate = new Promise(() => {});
     for (let i = 0; i < 3; i++) recorder.eventf(pod, undefined, "Normal", "Synced", "Sync", `n${i}`);
     await settle();
@@ -335,15 +338,15 @@ describe("EventBroadcaster", () => {
     await settle();
     expect(done).toBe(true);
     expect(sink.calls).toHaveLength(1);
-    expect(metrics.drops.get("shutdown")).toBe(2);
+    expect(observed.drops.get("shutdown")).toBe(2);
   });
 
   test("shutdown without start drops the buffered Events", async () => {
-    const { sink, recorder, metrics, broadcaster } = setUp({}, false);
+    const { sink, recorder, observed, broadcaster } = setUp({}, false);
     recorder.eventf(pod, undefined, "Normal", "Synced", "Sync", "ok");
     await broadcaster.shutdown();
     expect(sink.calls).toHaveLength(0);
-    expect(metrics.drops.get("shutdown")).toBe(1);
+    expect(observed.drops.get("shutdown")).toBe(1);
   });
 
   test("aborting the start signal shuts down", async () => {

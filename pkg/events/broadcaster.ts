@@ -7,7 +7,7 @@ import { ApiError, isAlreadyExists, isNotFound } from "../kube/errors.ts";
 import { type Logger, silentLogger } from "../log/logger.ts";
 import type { KubeEvent } from "./event.ts";
 import type { EventSink } from "./event-sink.ts";
-import { type EventDropReason, type EventMetrics, noopEventMetrics } from "./metrics.ts";
+import { type EventDropReason, type EventObserver, type EventWrite, noopEventObserver } from "./event-observer.ts";
 import {
   type EventDetails,
   type EventRecorder,
@@ -25,7 +25,8 @@ export interface EventBroadcasterOptions {
   reportingInstance: string;
   clock?: Clock;
   logger?: Logger;
-  metrics?: EventMetrics;
+  /** Told of every Event recorded, written, folded into a series or dropped: e.g. the status page. */
+  observer?: EventObserver;
   /** Events waiting to be written; more are dropped (client-go: maxQueuedEvents). */
   bufferSize?: number;
   /** How often grown series are written. */
@@ -36,8 +37,6 @@ export interface EventBroadcasterOptions {
   retryDelayMs?: number;
   /** How long `shutdown` may spend writing what is left. */
   shutdownTimeoutMs?: number;
-  /** Told about every Event taken for writing, e.g. to list the recent ones on the status page. */
-  onRecorded?: (event: KubeEvent, observedAt: number) => void;
 }
 
 export const defaultEventBroadcasterOptions = {
@@ -65,13 +64,12 @@ export class EventBroadcaster {
   private readonly reportingInstance: string;
   private readonly clock: Clock;
   private readonly logger: Logger;
-  private readonly metrics: EventMetrics;
+  private readonly observer: EventObserver;
   private readonly bufferSize: number;
   private readonly seriesFlushIntervalMs: number;
   private readonly maxWriteAttempts: number;
   private readonly retryDelayMs: number;
   private readonly shutdownTimeoutMs: number;
-  private readonly onRecorded: EventBroadcasterOptions["onRecorded"];
 
   private readonly buffer: BufferedEvent[] = [];
   private readonly nameSuffixes = new EventNameSuffixes();
@@ -92,13 +90,12 @@ export class EventBroadcaster {
     this.reportingInstance = options.reportingInstance;
     this.clock = options.clock ?? realClock;
     this.logger = options.logger ?? silentLogger;
-    this.metrics = options.metrics ?? noopEventMetrics;
+    this.observer = options.observer ?? noopEventObserver;
     this.bufferSize = options.bufferSize ?? defaults.bufferSize;
     this.seriesFlushIntervalMs = options.seriesFlushIntervalMs ?? defaults.seriesFlushIntervalMs;
     this.maxWriteAttempts = options.maxWriteAttempts ?? defaults.maxWriteAttempts;
     this.retryDelayMs = options.retryDelayMs ?? defaults.retryDelayMs;
     this.shutdownTimeoutMs = options.shutdownTimeoutMs ?? defaults.shutdownTimeoutMs;
-    this.onRecorded = options.onRecorded;
     this.spamFilter = new EventSpamFilter(this.clock);
   }
 
@@ -134,7 +131,7 @@ export class EventBroadcaster {
       const observedAt = this.clock.now();
       const event = makeEvent(details, source, observedAt, this.nameSuffixes.next(observedAt));
       this.buffer.push({ event, observedAt });
-      this.onRecorded?.(event, observedAt);
+      this.observer.recorded(event, observedAt);
       this.wake();
     } catch (err) {
       // Recording must never fail the controller: an object no Event can be built for is dropped instead.
@@ -143,7 +140,7 @@ export class EventBroadcaster {
   }
 
   private drop(reason: EventDropReason, about: { reason: string; object: string | undefined }, err?: unknown): void {
-    this.metrics.dropped(reason);
+    this.observer.dropped(reason);
     this.logger.debug({ dropReason: reason, eventReason: about.reason, object: about.object, err }, "Dropped event");
   }
 
@@ -177,7 +174,7 @@ export class EventBroadcaster {
 
   private async process({ event, observedAt }: BufferedEvent): Promise<void> {
     if (this.series.countRepeat(event, observedAt)) {
-      this.metrics.aggregated();
+      this.observer.aggregated();
       return;
     }
     // Only new Event objects cost the API server anything, so repeats folded into a series above take no token.
@@ -208,14 +205,14 @@ export class EventBroadcaster {
     }
   }
 
-  private countWrite(written: boolean, write: "create" | "series"): void {
-    if (written) this.metrics.written(write);
-    else this.metrics.dropped("write-failed");
+  private countWrite(written: boolean, write: EventWrite): void {
+    if (written) this.observer.written(write);
+    else this.observer.dropped("write-failed");
   }
 
   private async writeWithRetries(
     event: KubeEvent,
-    write: "create" | "series",
+    write: EventWrite,
     attempt: () => Promise<void>,
     retryable: (err: unknown) => boolean,
   ): Promise<boolean> {

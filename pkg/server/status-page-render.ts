@@ -133,7 +133,16 @@ export function renderStatus(snapshot: StatusSnapshot): string {
     "No informers yet (waiting for the API server).",
   )}</section>`;
 
-  const eventsSection = `<section id="events"><h2>Recent Events</h2>${table(
+  const tally = snapshot.eventCounts;
+  const drops = Object.entries(tally.dropped).filter(([, n]) => n > 0);
+  const dropped = drops.reduce((sum, [, n]) => sum + n, 0);
+  const eventCounts =
+    tally.written.create + tally.written.series + tally.aggregated + dropped === 0
+      ? ""
+      : `<p class="${dropped > 0 ? "warn" : ""}">written: <b data-field="created">${tally.written.create}</b> new, <b data-field="series">${tally.written.series}</b> series updates · <b data-field="aggregated">${tally.aggregated}</b> repeats folded into a series · <b data-field="dropped">${dropped}</b> dropped${
+          drops.length ? ` (${drops.map(([reason, n]) => `${esc(reason)} ${n}`).join(", ")})` : ""
+        }</p>`;
+  const eventsSection = `<section id="events"><h2>Recent Events</h2>${eventCounts}${table(
     ["when", "type", "reason", "object", "note", "count", "from"],
     snapshot.events.map(
       (e) =>

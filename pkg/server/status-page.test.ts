@@ -65,6 +65,11 @@ const snapshot: StatusSnapshot = {
       count: 3,
     },
   ],
+  eventCounts: {
+    written: { create: 4, series: 1 },
+    aggregated: 2,
+    dropped: { "buffer-full": 0, "spam-filter": 2, invalid: 0, "write-failed": 1, shutdown: 0 },
+  },
 };
 
 function app(): Hono {
@@ -96,6 +101,14 @@ describe("status page", () => {
     // No script, style sheet, font or image from anywhere: the page must work from a Pod without internet access.
     expect(html).not.toMatch(/<(script|link|img|iframe|object|embed)\b[^>]*\b(src|href)=|@import|url\(|https?:\/\//);
     expect(html).toContain('fetch("status.json"');
+  });
+
+  test("the Events section counts what the broadcaster wrote, folded into series and dropped, by reason", () => {
+    expect(renderStatus(snapshot)).toContain(
+      '<p class="warn">written: <b data-field="created">4</b> new, <b data-field="series">1</b> series updates · <b data-field="aggregated">2</b> repeats folded into a series · <b data-field="dropped">3</b> dropped (spam-filter 2, write-failed 1)</p>',
+    );
+    const none = { written: { create: 0, series: 0 }, aggregated: 0, dropped: { "buffer-full": 0, "spam-filter": 0, invalid: 0, "write-failed": 0, shutdown: 0 } };
+    expect(renderStatus({ ...snapshot, eventCounts: none })).toContain('<section id="events"><h2>Recent Events</h2><table>');
   });
 
   test("what Events, errors and keys say is shown as text, never as markup", () => {

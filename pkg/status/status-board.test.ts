@@ -27,6 +27,11 @@ describe("StatusBoard", () => {
       controllers: [],
       informers: [],
       events: [],
+      eventCounts: {
+        written: { create: 0, series: 0 },
+        aggregated: 0,
+        dropped: { "buffer-full": 0, "spam-filter": 0, invalid: 0, "write-failed": 0, shutdown: 0 },
+      },
     });
   });
 

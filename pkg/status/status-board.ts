@@ -67,6 +67,7 @@ export class StatusBoard {
       controllers,
       informers: (this.parts.informers?.() ?? []).map(informerStatus).sort((a, b) => a.name.localeCompare(b.name)),
       events: this.options.events.list(),
+      eventCounts: this.options.events.counts(),
     };
   }
 }

@@ -2,6 +2,7 @@
 // person on call. Times are epoch milliseconds on this process's wall clock (compare them with
 // `generatedAt`, not with the reader's clock); durations are seconds.
 import type { KeyTiming, ReconcileLoopSnapshot } from "../controller/reconcile-loop-snapshot.ts";
+import type { EventDropReason, EventWrite } from "../events/event-observer.ts";
 
 export interface StatusSnapshot {
   generatedAt: number;
@@ -13,6 +14,8 @@ export interface StatusSnapshot {
   informers: InformerStatus[];
   /** Newest first. */
   events: RecentEventStatus[];
+  /** What the event broadcaster did with the Events recorded since start. */
+  eventCounts: EventCountsStatus;
 }
 
 export interface ProcessStatus {
@@ -136,4 +139,13 @@ export interface RecentEventStatus {
   reportingController: string;
   /** How often this Event was recorded (same type, reason, object and note). */
   count: number;
+}
+
+export interface EventCountsStatus {
+  /** New Event objects created, and series updates written. */
+  written: Record<EventWrite, number>;
+  /** Repeats counted into an Event's series instead of being written on their own. */
+  aggregated: number;
+  /** Events never written, by why. */
+  dropped: Record<EventDropReason, number>;
 }
