@@ -1,5 +1,6 @@
 // The layering the tree promises, checked on every run: production code has no import cycles,
-// pkg/ (the reusable machinery) never reaches into controllers/, and nothing shipped imports
+// the folders of pkg/ (the reusable machinery) import one another only down the layers below
+// and so in no cycle either, pkg/ never reaches into controllers/, and nothing shipped imports
 // from test/.
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -7,6 +8,29 @@ import { dirname, join, relative, resolve } from "node:path";
 
 const repoRoot = resolve(import.meta.dir, "../..");
 const shipped = ["mod.ts", "cmd", "controllers", "pkg"];
+
+/**
+ * The folders of pkg/ from the bottom up; pkg/version.ts counts as a folder of its own. A folder
+ * imports only folders of lower layers, never one of its own layer, so a new folder must be
+ * placed here before anything imports it. Leaves hold what many layers share: interfaces (health),
+ * stand-ins (noop) and tables (tls). What a layer reports, it reports to an interface it owns
+ * (a metrics provider, an observer); pkg/metrics and pkg/status implement those from above.
+ * The builder makes the manager's controller descriptors, so it sits on top of the manager.
+ */
+const pkgLayers: readonly (readonly string[])[] = [
+  ["errors", "clock", "collections", "eventloop", "labels", "noop", "version.ts"],
+  ["log", "tls"],
+  ["health"],
+  ["flowcontrol"],
+  ["kube"],
+  ["workqueue", "informer", "events", "leaderelection"],
+  ["controller"],
+  ["options"],
+  ["metrics", "status"],
+  ["server"],
+  ["manager"],
+  ["builder"],
+];
 
 function sourceFiles(path: string): string[] {
   if (statSync(path).isFile()) return path.endsWith(".ts") && !path.endsWith(".test.ts") ? [path] : [];
@@ -23,6 +47,52 @@ function importGraph(): Map<string, string[]> {
     graph.set(relative(repoRoot, file), targets);
   }
   return graph;
+}
+
+/** The folder of pkg/ a repo-relative file belongs to (pkg/version.ts is its own), or undefined outside pkg/. */
+function pkgFolderOf(file: string): string | undefined {
+  const [top, folder] = file.split("/");
+  return top === "pkg" ? folder : undefined;
+}
+
+interface FolderImport {
+  from: string;
+  to: string;
+  /** One file-level import that makes it, "file → target". */
+  example: string;
+}
+
+/** Every import from one pkg/ folder into another, once per pair of folders. */
+function folderImports(graph: Map<string, string[]>): FolderImport[] {
+  const found = new Map<string, FolderImport>();
+  for (const [file, targets] of graph) {
+    const from = pkgFolderOf(file);
+    for (const target of targets) {
+      const to = pkgFolderOf(target);
+      if (from === undefined || to === undefined || from === to || found.has(`${from} ${to}`)) continue;
+      found.set(`${from} ${to}`, { from, to, example: `${file} → ${target}` });
+    }
+  }
+  return [...found.values()];
+}
+
+/** The folder graph, folder → the folders it imports. */
+function folderGraph(imports: readonly FolderImport[]): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const { from, to } of imports) graph.set(from, [...(graph.get(from) ?? []), to]);
+  return graph;
+}
+
+/** The imports that do not go down the layers: "from → to (example)", and a line for each folder the layers lack. */
+function layeringViolations(imports: readonly FolderImport[], layers: readonly (readonly string[])[]): string[] {
+  const rank = new Map(layers.flatMap((layer, index) => layer.map((folder) => [folder, index] as const)));
+  const unplaced = new Set(imports.flatMap(({ from, to }) => [from, to]).filter((folder) => !rank.has(folder)));
+  return [
+    ...[...unplaced].sort().map((folder) => `pkg/${folder} has no place in the layers`),
+    ...imports
+      .filter(({ from, to }) => rank.has(from) && rank.has(to) && (rank.get(from) ?? 0) <= (rank.get(to) ?? 0))
+      .map(({ from, to, example }) => `${from} → ${to} does not go down the layers (${example})`),
+  ];
 }
 
 /** One cycle per strongly connected group, as a path of files; empty when there are none. */
@@ -58,6 +128,55 @@ describe("import graph of the shipped code", () => {
 
   test("has no cycles", () => {
     expect(cycles(graph).map((cycle) => cycle.join(" → "))).toEqual([]);
+  });
+
+  test("the folder cycle finder finds a cycle between folders whose files make none", () => {
+    const files = new Map([
+      ["pkg/a/one.ts", ["pkg/b/two.ts"]],
+      ["pkg/b/two.ts", ["pkg/c/three.ts"]],
+      ["pkg/c/four.ts", ["pkg/a/five.ts"]],
+      ["pkg/c/three.ts", ["pkg/d/six.ts", "pkg/version.ts"]],
+      ["pkg/a/five.ts", []],
+    ]);
+    expect(cycles(files)).toEqual([]);
+    const imports = folderImports(files);
+    expect(cycles(folderGraph(imports))).toEqual([["a", "b", "c", "a"]]);
+    expect(imports.find(({ from, to }) => from === "c" && to === "a")?.example).toBe("pkg/c/four.ts → pkg/a/five.ts");
+  });
+
+  test("the layering check names each import that goes up or sideways, and each folder without a place", () => {
+    const files = new Map([
+      ["pkg/top/a.ts", ["pkg/low/b.ts", "pkg/new/c.ts"]],
+      ["pkg/low/b.ts", ["pkg/top/a.ts", "pkg/peer/d.ts"]],
+    ]);
+    expect(layeringViolations(folderImports(files), [["low", "peer"], ["top"]])).toEqual([
+      "pkg/new has no place in the layers",
+      "low → top does not go down the layers (pkg/low/b.ts → pkg/top/a.ts)",
+      "low → peer does not go down the layers (pkg/low/b.ts → pkg/peer/d.ts)",
+    ]);
+  });
+
+  test("every folder of pkg/ has one place in the layers, and every place a folder", () => {
+    const folders = new Set([...graph.keys()].map(pkgFolderOf).filter((folder) => folder !== undefined));
+    const placed = pkgLayers.flat();
+    expect(placed.length).toBe(new Set(placed).size);
+    expect([...placed].sort()).toEqual([...folders].sort());
+  });
+
+  test("the folders of pkg/ import one another in no cycle", () => {
+    const imports = folderImports(graph);
+    const example = (from: string, to: string) => imports.find((i) => i.from === from && i.to === to)?.example;
+    const described = cycles(folderGraph(imports)).map((cycle) =>
+      cycle
+        .slice(1)
+        .map((to, i) => `${cycle[i]} → ${to} (${example(cycle[i] ?? "", to)})`)
+        .join(", "),
+    );
+    expect(described).toEqual([]);
+  });
+
+  test("every import between the folders of pkg/ goes down the layers", () => {
+    expect(layeringViolations(folderImports(graph), pkgLayers)).toEqual([]);
   });
 
   test("pkg/ never imports controllers/, and shipped code never imports test/", () => {
