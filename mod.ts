@@ -8,21 +8,20 @@
 
 // The command: flags, leader election, health and metrics, exit codes.
 export { runCommand } from "./pkg/manager/run-command.ts";
-export type { ControllerContext, ControllerDescriptor, RunningController } from "./pkg/manager/controller-descriptor.ts";
+export type { ClientPolicy, ControllerContext, ControllerDescriptor } from "./pkg/manager/controller-descriptor.ts";
+export type { Runnable } from "./pkg/manager/runnable.ts";
 
 // Writing a controller.
-export {
-  controller,
-  ControllerBuilder,
-  type ForOptions,
-  type ReconcileFunc,
-  type ReconcileRequest,
-  type ReconcilerLike,
-  type SetupContext,
-  type WatchOptions,
-} from "./pkg/builder/controller-builder.ts";
-export type { KeyQueue, MapContext, MapFunc } from "./pkg/builder/event-mappers.ts";
-export { generationChanged, labelsOrAnnotationsChanged, type Predicate, resourceVersionChanged } from "./pkg/builder/predicates.ts";
+export { controller, ControllerBuilder } from "./pkg/builder/controller-builder.ts";
+export type { ForOptions } from "./pkg/builder/primary-resource.ts";
+export type { ReconcileFunc, ReconcileRequest, ReconcilerLike, SetupContext } from "./pkg/builder/build-controller.ts";
+export type { MapContext, MapFunc } from "./pkg/builder/map-func.ts";
+
+// The controller core under the builder, for controllers the builder cannot express.
+export { type CacheOptions, Controller, type ControllerOptions, type WatchOptions } from "./pkg/controller/controller.ts";
+export { controllerOwnerKey, enqueueMapped, type KeyQueue, ownKey } from "./pkg/controller/handlers.ts";
+export type { Reconciler } from "./pkg/controller/reconciler.ts";
+export { generationChanged, labelsOrAnnotationsChanged, type Predicate, resourceVersionChanged } from "./pkg/controller/predicates.ts";
 export { type ReconcileResult, type RequeueAfter, TerminalError } from "./pkg/controller/reconciler.ts";
 export { ExpectedError } from "./pkg/errors/expected-error.ts";
 
@@ -31,7 +30,7 @@ export { createKubeClient, type KubeClient, withRateLimit } from "./pkg/kube/cli
 export { type ClientConfig, loadClientConfig } from "./pkg/kube/client-config.ts";
 export type { TypedClients } from "./pkg/kube/typed-clients.ts";
 export { ApiError, isAlreadyExists, isConflict, isForbidden, isInvalid, isNotFound, TransportError } from "./pkg/kube/errors.ts";
-export { apiVersionOf, type GroupVersionResource, groupOf, resources, type ResourceType } from "./pkg/kube/gvr.ts";
+export { apiVersionOf, type GroupVersionResource, groupOf, type ObjectOf, resources, resourceType, type ResourceType } from "./pkg/kube/gvr.ts";
 export type { KubeObject, ObjectMeta, OwnerReference, Wire } from "./pkg/kube/objects.ts";
 export { controllerRefOf, isControlledBy } from "./pkg/kube/owner-references.ts";
 

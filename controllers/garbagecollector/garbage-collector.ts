@@ -10,7 +10,7 @@
 // The graph follows the informers from start-up, leader or not; the workers and the 30 s
 // discovery refresh run only while leading.
 import { type Clock, realClock } from "../../pkg/clock/clock.ts";
-import { ReconcileRunner } from "../../pkg/controller/reconcile-runner.ts";
+import { Controller } from "../../pkg/controller/controller.ts";
 import type { Reconciler } from "../../pkg/controller/reconciler.ts";
 import type { EventType } from "../../pkg/events/event.ts";
 import type { KubeClient } from "../../pkg/kube/client.ts";
@@ -18,11 +18,10 @@ import type { PreferredResources } from "../../pkg/kube/discovery.ts";
 import { apiVersionOf } from "../../pkg/kube/gvr.ts";
 import type { Logger } from "../../pkg/log/logger.ts";
 import type { ControllerContext } from "../../pkg/manager/controller-descriptor.ts";
+import type { Runnable } from "../../pkg/manager/runnable.ts";
 import type { HealthCheck } from "../../pkg/health/health-check.ts";
 import type { DebugRoute } from "../../pkg/server/http-app.ts";
 import type { ControllerReport } from "../../pkg/status/status-snapshot.ts";
-import { defaultControllerRateLimiter } from "../../pkg/workqueue/rate-limiters.ts";
-import { RateLimitingQueue } from "../../pkg/workqueue/rate-limiting-queue.ts";
 import { AbsentOwnerCache } from "./absent-owner-cache.ts";
 import { AttemptToDelete } from "./attempt-to-delete.ts";
 import { AttemptToOrphan } from "./attempt-to-orphan.ts";
@@ -40,8 +39,8 @@ const resourceRefreshPeriodMs = 30_000;
 const monitorSyncPollMs = 100;
 
 export interface GarbageCollectorOptions
-  extends Pick<ControllerContext, "informers" | "events" | "logger" | "metrics" | "workqueueMetrics" | "reconcileMetrics"> {
-  /** The garbage collector's own client (kube-controller-manager gives it twice the QPS). */
+  extends Pick<ControllerContext, "informers" | "events" | "logger" | "metrics" | "workqueueMetrics" | "reconcileObserver"> {
+  /** The garbage collector's own client (its descriptor asks for twice the QPS, as kube-controller-manager gives it). */
   client: KubeClient;
   /** Workers per queue (--concurrent-gc-syncs). */
   workers: number;
@@ -50,26 +49,28 @@ export interface GarbageCollectorOptions
   clock?: Clock;
 }
 
-export class GarbageCollector {
+/** Two controller loops over one graph: attemptToDelete and attemptToOrphan, each with its own queue and workers. */
+export class GarbageCollector implements Runnable {
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly mapper = new RestMapper();
   private readonly monitors: ResourceMonitors;
   private readonly builder: GraphBuilder;
   private readonly metrics: GarbageCollectorMetrics;
-  private readonly runners: ReconcileRunner<GraphNode>[];
+  private readonly loops: Controller<GraphNode>[];
+  readonly name: string;
+  /** One check for both loops, under the controller's name. */
+  readonly healthChecks: readonly HealthCheck[];
+  readonly debugRoutes: readonly DebugRoute[];
 
   constructor(private readonly options: GarbageCollectorOptions) {
+    this.name = options.name;
     this.clock = options.clock ?? realClock;
     this.logger = options.logger;
-    const queue = (name: string) =>
-      new RateLimitingQueue<GraphNode>(defaultControllerRateLimiter(this.clock), {
-        name,
-        clock: this.clock,
-        metricsProvider: options.workqueueMetrics,
-      });
-    const attemptToDelete = queue("garbage_collector_attempt_to_delete");
-    const attemptToOrphan = queue("garbage_collector_attempt_to_orphan");
+    const deleter = this.loop("attempt_to_delete");
+    const orphaner = this.loop("attempt_to_orphan");
+    const attemptToDelete = deleter.queue;
+    const attemptToOrphan = orphaner.queue;
     const absentOwners = new AbsentOwnerCache();
     this.metrics = prometheusGarbageCollectorMetrics(options.metrics, {
       nodeCounts: () => this.nodeCounts(),
@@ -98,50 +99,39 @@ export class GarbageCollector {
       metrics: this.metrics,
       logger: this.logger,
     });
-    const orphanWorker = new AttemptToOrphan({ api, metrics: this.metrics });
-    const runner = (queueName: AttemptQueue, workQueue: RateLimitingQueue<GraphNode>, reconciler: Reconciler<GraphNode>) =>
-      new ReconcileRunner<GraphNode>({
-        name: `${options.name}-${queueName.replaceAll("_", "-")}`,
-        queue: workQueue,
-        reconciler: this.counted(queueName, reconciler),
-        workers: options.workers,
-        logger: this.logger,
-        metrics: options.reconcileMetrics,
-        clock: this.clock,
-      });
-    this.runners = [runner("attempt_to_delete", attemptToDelete, deleteWorker), runner("attempt_to_orphan", attemptToOrphan, orphanWorker)];
+    deleter.reconcileWith(this.counted("attempt_to_delete", deleteWorker));
+    orphaner.reconcileWith(this.counted("attempt_to_orphan", new AttemptToOrphan({ api, metrics: this.metrics })));
+    this.loops = [deleter, orphaner];
+    const checks = this.loops.map((loop) => loop.healthCheck());
+    const check = async () => {
+      for (const one of checks) await one.check();
+    };
+    this.healthChecks = [{ name: options.name, check }];
+    this.debugRoutes = [graphDebugRoute(options.name, this.builder.graph)];
   }
 
-  /** Discovers the resources and requests their informers; call before the factory starts. A failed discovery is retried by `run`. */
+  /** Discovers the resources and requests their informers; call before the factory starts. A failed discovery is retried by `start`. */
   async initialize(): Promise<void> {
     await this.refreshResources();
   }
 
   /** Runs the workers and the discovery refresh until `stop` aborts. */
-  async run(stop: AbortSignal, abort: AbortSignal): Promise<void> {
+  async start(stop: AbortSignal, abort: AbortSignal): Promise<void> {
     const refreshing = this.keepResourcesFresh(stop);
     const synced = await this.waitFor(() => this.monitors.isSynced(), resourceRefreshPeriodMs, stop);
     if (stop.aborted) return refreshing;
     if (synced) this.logger.info({ monitored: this.monitors.size }, "all resource monitors have synced; collecting garbage");
     else this.logger.warn({ unsynced: this.monitors.unsynced() }, "not all resource monitors synced in time; collecting garbage anyway");
-    await Promise.all([...this.runners.map((runner) => runner.run(stop, abort)), refreshing]);
+    await Promise.all([...this.loops.map((loop) => loop.run(stop, abort)), refreshing]);
   }
 
-  healthCheck(): HealthCheck {
-    const checks = this.runners.map((runner) => runner.healthCheck());
-    return {
-      name: this.options.name,
-      check: async () => {
-        for (const check of checks) await check.check();
-      },
-    };
-  }
+
 
   /** For the status page: both loops (their rows show queue depth and busy workers) and the graph's size. */
   status(): ControllerReport {
     const { observed, virtual } = this.nodeCounts();
     return {
-      loops: this.runners.map((runner) => runner.status()),
+      loops: this.loops.map((loop) => loop.status()),
       details: [
         { label: "graph nodes", value: observed },
         { label: "virtual graph nodes", value: virtual },
@@ -150,8 +140,19 @@ export class GarbageCollector {
     };
   }
 
-  debugRoutes(): DebugRoute[] {
-    return [graphDebugRoute(this.options.name, this.builder.graph)];
+
+  private loop(queue: AttemptQueue): Controller<GraphNode> {
+    const { options } = this;
+    return new Controller<GraphNode>({
+      name: `${options.name}-${queue.replaceAll("_", "-")}`,
+      queueName: `garbage_collector_${queue}`,
+      informers: options.informers,
+      workers: options.workers,
+      workqueueMetrics: options.workqueueMetrics,
+      reconcileObserver: options.reconcileObserver,
+      logger: this.logger,
+      clock: this.clock,
+    });
   }
 
   private async keepResourcesFresh(stop: AbortSignal): Promise<void> {

@@ -8,7 +8,7 @@ import { BucketRateLimiter, ItemExponentialFailureRateLimiter, MaxOfRateLimiter 
 import { concurrentNetworkSyncsFlag, networkControllerFlags, networkResyncPeriodFlag } from "./flags.ts";
 import { networkNeedsReconcile } from "./network-predicate.ts";
 import { NetworkReconciler } from "./network-reconciler.ts";
-import { networkGVR, type Network } from "./network-resource.ts";
+import { networkGVR } from "./network-resource.ts";
 import { KubeNetworkWriter } from "./network-writer.ts";
 import { ProviderOutageBackoff } from "./provider-outage-backoff.ts";
 import { createNetworkProvider } from "./provider-setup.ts";
@@ -28,7 +28,7 @@ export function networkController(provider?: NetworkProvider): ControllerDescrip
     .flags(...networkControllerFlags.filter((flag) => flag !== concurrentNetworkSyncsFlag))
     .workers(concurrentNetworkSyncsFlag)
     .rateLimiter(providerErrorRateLimiter)
-    .for<Network>(networkGVR, { waitForCrd: true, predicates: [networkNeedsReconcile], resyncPeriod: networkResyncPeriodFlag })
+    .for(networkGVR, { waitForCrd: true, predicates: [networkNeedsReconcile], resyncPeriod: networkResyncPeriodFlag })
     .complete((context) => {
       const { logger, queue } = context;
       const chosen = provider ? instrumentedNetworkProvider(provider, context.metrics) : createNetworkProvider(context);

@@ -1,5 +1,5 @@
 // Which Network events need a reconcile.
-import type { Predicate } from "../../pkg/builder/predicates.ts";
+import type { Predicate } from "../../pkg/controller/predicates.ts";
 import { isResync } from "../../pkg/informer/event-handler.ts";
 import type { Network } from "./network-resource.ts";
 

@@ -1,11 +1,11 @@
 // The Network custom resource (seed 000's samplecrd.k8s.io/v1 Network) as the controller sees
 // it on the wire: desired state in spec, observed state in status.
-import type { ResourceType } from "../../pkg/kube/gvr.ts";
+import { resourceType } from "../../pkg/kube/gvr.ts";
 import type { KubeObject } from "../../pkg/kube/objects.ts";
 
 export const networkGroup = "samplecrd.k8s.io";
 export const networkVersion = "v1";
-export const networkGVR: ResourceType = { group: networkGroup, version: networkVersion, resource: "networks", kind: "Network", namespaced: true };
+export const networkGVR = resourceType<Network>({ group: networkGroup, version: networkVersion, resource: "networks", kind: "Network", namespaced: true });
 /** The CRD's metadata.name: `<plural>.<group>`. */
 export const networkCrdName = `${networkGVR.resource}.${networkGroup}`;
 

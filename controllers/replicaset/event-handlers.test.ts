@@ -5,7 +5,7 @@ import { namespaceIndex, namespaceIndexName } from "../../pkg/informer/index-fun
 import { Indexer } from "../../pkg/informer/indexer.ts";
 import { Lister } from "../../pkg/informer/lister.ts";
 import { pod, replicaSet, type Pod, type ReplicaSet } from "../../test/replicaset/builders.ts";
-import type { KeyQueue } from "../../pkg/builder/event-mappers.ts";
+import type { KeyQueue } from "../../pkg/controller/handlers.ts";
 import { ReplicaSetEventHandlers } from "./event-handlers.ts";
 import { PodExpectations } from "./expectations.ts";
 

@@ -9,7 +9,7 @@ import type { Lister } from "../../pkg/informer/lister.ts";
 import type { OwnerReference, Wire } from "../../pkg/kube/objects.ts";
 import { controllerRefOf } from "../../pkg/kube/owner-references.ts";
 import { selectorFromLabelSelector } from "../../pkg/labels/selector.ts";
-import type { KeyQueue } from "../../pkg/builder/event-mappers.ts";
+import type { KeyQueue } from "../../pkg/controller/handlers.ts";
 import type { PodExpectations } from "./expectations.ts";
 import type { OwnWrites } from "./own-writes.ts";
 import { replicaSetKind } from "./pod-control.ts";

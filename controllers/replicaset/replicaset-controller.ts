@@ -2,11 +2,8 @@
 // show the controller's own last writes, claim the Pods it owns, create or delete Pods until
 // their number matches spec.replicas (only when the expected creations and deletions have been
 // observed), then write the status and schedule the next look for Pods about to become available.
-import type { V1Pod, V1ReplicaSet } from "@kubernetes/client-node";
-import type { Registry } from "prom-client";
 import { type Clock, realClock } from "../../pkg/clock/clock.ts";
-import type { ReconcileRequest, SetupContext } from "../../pkg/builder/controller-builder.ts";
-import type { KeyQueue } from "../../pkg/builder/event-mappers.ts";
+import type { SetupContext } from "../../pkg/builder/build-controller.ts";
 import { TerminalError } from "../../pkg/controller/reconciler.ts";
 import type { EventRecorder } from "../../pkg/events/recorder.ts";
 import {
@@ -19,11 +16,11 @@ import {
 import type { Indexer } from "../../pkg/informer/indexer.ts";
 import { splitMetaNamespaceKey } from "../../pkg/informer/keys.ts";
 import type { Lister } from "../../pkg/informer/lister.ts";
-import type { SharedIndexInformer } from "../../pkg/informer/shared-informer.ts";
 import type { KubeClient } from "../../pkg/kube/client.ts";
 import { isNotFound } from "../../pkg/kube/errors.ts";
 import { resources } from "../../pkg/kube/gvr.ts";
-import type { KubeObject, OwnerReference, Wire } from "../../pkg/kube/objects.ts";
+import type { ObjectOf } from "../../pkg/kube/gvr.ts";
+import type { OwnerReference } from "../../pkg/kube/objects.ts";
 import { controllerRefOf, isControlledBy } from "../../pkg/kube/owner-references.ts";
 import { selectorFromLabelSelector, type Selector } from "../../pkg/labels/selector.ts";
 import type { Logger } from "../../pkg/log/logger.ts";
@@ -40,21 +37,15 @@ import { calculateStatus, writeStatus } from "./replicaset-status.ts";
 import { slowStartBatch, slowStartInitialBatchSize } from "./slow-start.ts";
 import { errorMessage } from "../../pkg/errors/expected-error.ts";
 
-type Pod = Wire<V1Pod>;
-type ReplicaSet = Wire<V1ReplicaSet>;
+type Pod = ObjectOf<typeof resources.pods>;
+type ReplicaSet = ObjectOf<typeof resources.replicaSets>;
 
 /** At most this many Pods are created or deleted per sync (kube-controller-manager's BurstReplicas). */
 export const burstReplicas = 500;
 
-export interface ReplicaSetControllerOptions {
-  client: KubeClient;
-  /** The shared informers the controller reads (the builder's `informer`, so their caches are waited for). */
-  informer: SetupContext<ReplicaSet>["informer"];
-  events: EventRecorder;
-  logger: Logger;
-  /** Where replicaset_controller_* metrics are registered. */
-  metrics: Registry;
-  queue: KeyQueue;
+/** What the controller takes from its builder's setup: the shared machinery and its core's queue and caches. */
+export interface ReplicaSetControllerOptions
+  extends Pick<SetupContext<ReplicaSet>, "client" | "informer" | "watch" | "events" | "logger" | "metrics" | "queue"> {
   clock?: Clock;
 }
 
@@ -70,13 +61,13 @@ export class ReplicaSetController {
   private readonly ownWrites: OwnWrites;
   private readonly metrics: ReplicaSetMetrics;
   private readonly podControl: PodControl;
-  private readonly queue: KeyQueue;
+  private readonly queue: ReplicaSetControllerOptions["queue"];
   private readonly replicaSets: Lister<ReplicaSet>;
   private readonly replicaSetIndexer: Indexer<ReplicaSet>;
   private readonly pods: Lister<Pod>;
   private readonly podIndexer: Indexer<Pod>;
 
-  /** Registers the informer handlers and indexes: call before the informers start. */
+  /** Declares the caches it reads, with their indexes, and watches both resources: call before the informers start. */
   constructor(options: ReplicaSetControllerOptions) {
     this.client = options.client;
     this.events = options.events;
@@ -85,26 +76,24 @@ export class ReplicaSetController {
     this.queue = options.queue;
     this.metrics = prometheusReplicaSetMetrics(options.metrics);
     this.expectations = new PodExpectations(this.clock);
-    const replicaSets = options.informer<ReplicaSet>(resources.replicaSets);
-    const pods = options.informer<Pod>(resources.pods);
+    const replicaSets = options.informer(resources.replicaSets, { indexers: { [controllerUidIndexName]: controllerUidIndex } });
+    const pods = options.informer(resources.pods, { indexers: { [controllerRefIndexName]: controllerRefIndex } });
     this.ownWrites = new OwnWrites([
       { ...podsResource, cache: pods.informer.getIndexer() },
       { ...replicaSetsResource, cache: replicaSets.informer.getIndexer() },
     ]);
     this.podControl = new PodControl(options.client, options.events, (stored, controllerRef) => this.podWritten(stored, controllerRef));
+    // Its handlers also track the Pods each ReplicaSet expects, so they are the controller's own.
     const handlers = new ReplicaSetEventHandlers(options.queue, this.expectations, replicaSets.lister, this.ownWrites);
-    replicaSets.informer.addEventHandler(handlers.replicaSetHandler);
-    pods.informer.addEventHandler(handlers.podHandler);
+    options.watch(resources.replicaSets, handlers.replicaSetHandler);
+    options.watch(resources.pods, handlers.podHandler);
     this.replicaSets = replicaSets.lister;
     this.replicaSetIndexer = replicaSets.informer.getIndexer();
     this.pods = pods.lister;
     this.podIndexer = pods.informer.getIndexer();
-    // Another controller sharing an informer may have added the same index already.
-    addIndexOnce(replicaSets.informer, controllerUidIndexName, controllerUidIndex);
-    addIndexOnce(pods.informer, controllerRefIndexName, controllerRefIndex);
   }
 
-  async reconcile({ key }: ReconcileRequest<ReplicaSet>): Promise<void> {
+  async reconcile({ key }: { key: string }): Promise<void> {
     this.ensureCachesShowOwnWrites(key);
     const { namespace, name } = splitMetaNamespaceKey(key);
     const rs = this.replicaSets.namespace(namespace).get(name);
@@ -242,8 +231,4 @@ export class ReplicaSetController {
     }
     return related;
   }
-}
-
-function addIndexOnce<T extends KubeObject>(informer: SharedIndexInformer<T>, name: string, index: (obj: T) => string[]): void {
-  if (!(name in informer.getIndexer().getIndexers())) informer.addIndexers({ [name]: index });
 }

@@ -1,16 +1,13 @@
 // Scales a Deployment to the number in its scaler.example.com/replicas annotation. A value that
 // is not a whole number is a user's mistake: a Warning Event on the Deployment says what is
 // wrong, and the controller waits for the annotation to change instead of retrying.
-import { controller, type KubeObject, labelsOrAnnotationsChanged, resources, TerminalError } from "kube-loom";
-
-interface Deployment extends KubeObject {
-  spec?: { replicas?: number };
-}
+import { controller, labelsOrAnnotationsChanged, resources, TerminalError } from "kube-loom";
 
 export const replicasAnnotation = "scaler.example.com/replicas";
 
 export const annotationScaler = controller("annotation-scaler")
-  .for<Deployment>(resources.deployments, { predicates: [labelsOrAnnotationsChanged] })
+  // The resource carries its type: `object` is a Deployment.
+  .for(resources.deployments, { predicates: [labelsOrAnnotationsChanged] })
   .complete(({ client, events }) => async ({ namespace, name, object }) => {
     const wanted = object?.metadata?.annotations?.[replicasAnnotation];
     if (!object || wanted === undefined) return;
@@ -21,6 +18,6 @@ export const annotationScaler = controller("annotation-scaler")
       throw new TerminalError(`${namespace}/${name}: ${problem}`);
     }
     if (object.spec?.replicas === replicas) return;
-    await client.dynamic.resource<Deployment>(resources.deployments, namespace).patch(name, { spec: { replicas } }, "merge");
+    await client.dynamic.resource(resources.deployments, namespace).patch(name, { spec: { replicas } }, "merge");
     events.eventf(object, undefined, "Normal", "Scaled", "Scale", `scaled from ${object.spec?.replicas ?? 1} to ${replicas} replicas, as ${replicasAnnotation} asks`);
   });

@@ -2,11 +2,9 @@
 // the copies equal to it. Each copy is controlled by its Namespace (an ownerReference cannot
 // cross namespaces, a cluster-scoped owner can), so a copy edited or deleted by hand is repaired
 // at once. A finalizer on the source removes every copy before the source itself goes.
-import { controller, flagGroup, isNotFound, type KubeObject, resources } from "kube-loom";
+import { controller, flagGroup, isNotFound, type ObjectOf, resources } from "kube-loom";
 
-interface ConfigMap extends KubeObject {
-  data?: Record<string, string>;
-}
+type ConfigMap = ObjectOf<typeof resources.configMaps>;
 
 export const sourceFlag = flagGroup("ConfigMap mirror").string("mirror-source", "default/shared-settings",
   "The ConfigMap, as namespace/name, to copy into every namespace labelled mirror.example.com/enabled=true.");
@@ -23,8 +21,8 @@ export const configMapMirror = controller("configmap-mirror")
   )
   .complete(({ client, values, informer }) => {
     const [sourceNamespace = "", name = ""] = values.get(sourceFlag).split("/");
-    const source = informer<ConfigMap>(resources.configMaps, { namespace: sourceNamespace, fieldSelector: `metadata.name=${name}` });
-    const copies = informer<ConfigMap>(resources.configMaps, { labelSelector: copyLabel });
+    const source = informer(resources.configMaps, { scope: { namespace: sourceNamespace, fieldSelector: `metadata.name=${name}` } });
+    const copies = informer(resources.configMaps, { scope: { labelSelector: copyLabel } });
     const configMaps = (namespace: string) => client.dynamic.resource<ConfigMap>(resources.configMaps, namespace);
     const setFinalizers = (cm: ConfigMap, finalizers: string[]) =>
       configMaps(sourceNamespace).patch(name, { metadata: { finalizers, resourceVersion: cm.metadata?.resourceVersion } }, "merge");

@@ -11,8 +11,9 @@ import type { ListerWatcher } from "../kube/list-watch.ts";
 import type { KubeObject } from "../kube/objects.ts";
 import type { ControllerDescriptor } from "../manager/controller-descriptor.ts";
 import { intFlag } from "../options/flag-definition.ts";
-import { controller, type ReconcileRequest } from "./controller-builder.ts";
-import { generationChanged } from "./predicates.ts";
+import { generationChanged } from "../controller/predicates.ts";
+import type { ReconcileRequest } from "./build-controller.ts";
+import { controller } from "./controller-builder.ts";
 
 const noEvents: EventRecorder = { eventf: () => undefined };
 const noClient = {} as KubeClient;
@@ -105,7 +106,7 @@ describe("controller builder", () => {
       defaultResyncMs: 0,
     });
     const created = await descriptor.create(testControllerContext({ client: noClient, informers, events: noEvents, descriptor }));
-    expect(created?.informers?.map((informer) => informer.name)).toEqual(["pods.v1", "configmaps.v1"]);
+    expect(created?.caches?.map((informer) => informer.name)).toEqual(["pods.v1", "configmaps.v1"]);
   });
 
   test("a workers flag joins the controller's flags; enqueueAtStart keys run without any object", async () => {

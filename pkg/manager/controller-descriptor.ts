@@ -2,18 +2,15 @@
 // constructor that takes shared machinery from the context. Built-in controllers and users'
 // own controllers register the same way.
 import type { Registry } from "prom-client";
-import type { ReconcileMetrics } from "../controller/reconcile-metrics.ts";
+import type { ReconcileObserver } from "../controller/reconcile-observer.ts";
 import type { EventRecorder } from "../events/recorder.ts";
 import type { SharedInformerFactory } from "../informer/factory.ts";
-import type { CacheSyncSource } from "../informer/wait-for-cache-sync.ts";
 import type { KubeClient } from "../kube/client.ts";
 import type { Logger } from "../log/logger.ts";
 import type { FlagValues } from "../options/flag-values.ts";
 import type { KnownController } from "../options/parse-command-line.ts";
-import type { DebugRoute } from "../server/http-app.ts";
-import type { HealthCheck } from "../health/health-check.ts";
-import type { ControllerReport } from "../status/status-snapshot.ts";
 import type { WorkqueueMetricsProvider } from "../workqueue/metrics.ts";
+import type { Runnable } from "./runnable.ts";
 
 export interface ControllerContext {
   client: KubeClient;
@@ -24,29 +21,21 @@ export interface ControllerContext {
   metrics: Registry;
   /** Pass to every named workqueue so it reports workqueue_* metrics. */
   workqueueMetrics: WorkqueueMetricsProvider;
-  reconcileMetrics: ReconcileMetrics;
-  /** Parsed flags; read the controller's own flags with `values.get(flag)`. */
+  /** Told of every reconcile (ReconcileRunner `metrics`): the reconcile metrics and the status page together. */
+  reconcileObserver: ReconcileObserver;
+  /** The controller's own flags: `values.get(flag)`; reading any other flag throws. */
   values: FlagValues;
   /** This process's leader-election identity (hostname_uuid). */
   identity: string;
 }
 
-export interface RunningController {
-  /**
-   * Runs the workers while this process leads. `stop` aborting means: take no new work and
-   * return once in-flight work is done. `abort` aborting means: stop at once.
-   */
-  run(stop: AbortSignal, abort: AbortSignal): Promise<void>;
-  /**
-   * The caches the controller reads. The manager calls `run` only once all of them have synced,
-   * however long that takes, and /readyz fails until they have.
-   */
-  informers?: readonly CacheSyncSource[];
-  /** Added to /healthz and /livez under the controller's name. */
-  healthCheck?: HealthCheck;
-  debugRoutes?: DebugRoute[];
-  /** What /debug/status shows of it: its reconcile loops (ReconcileRunner.status) and any details. */
-  status?(): ControllerReport;
+/**
+ * How the manager makes a controller's client. kube-controller-manager gives each controller a
+ * client of its own, so one busy controller cannot spend another's request budget.
+ */
+export interface ClientPolicy {
+  /** A rate limit of its own, at `qpsFactor` × --kube-api-qps with --kube-api-burst (the garbage collector's is 2). */
+  ownRateLimit?: { qpsFactor: number };
 }
 
 export interface ControllerDescriptor extends KnownController {
@@ -55,6 +44,8 @@ export interface ControllerDescriptor extends KnownController {
    * (kube-controller-manager's names for its own controllers). Default: "<name>-controller".
    */
   serviceAccountName?: string;
+  /** Default: the process's client, rate limit included. */
+  client?: ClientPolicy;
   /** Builds the controller, or returns undefined (with a log line) when it cannot run in this cluster. */
-  create(context: ControllerContext): Promise<RunningController | undefined>;
+  create(context: ControllerContext): Promise<Runnable | undefined>;
 }

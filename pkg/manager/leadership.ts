@@ -11,9 +11,10 @@ import { LeaderElectionHealthCheck } from "../leaderelection/healthz-adaptor.ts"
 import { LeaderElector } from "../leaderelection/leader-elector.ts";
 import { KubeLeaseLock, recordFromLeaseSpec, type WireLeaseSpec } from "../leaderelection/lease-lock.ts";
 import type { Logger } from "../log/logger.ts";
+import type { Registry } from "prom-client";
 import { PrometheusLeaderElectionMetrics } from "../metrics/leader-election-metrics.ts";
 import type { Options } from "../options/options.ts";
-import type { HttpEndpoints } from "../server/http-app.ts";
+import type { HealthCheck } from "../health/health-check.ts";
 import { resources } from "../kube/gvr.ts";
 import { LeaseCandidates } from "../status/lease-candidates.ts";
 import { leaderElectionStatus } from "../status/leader-election-status.ts";
@@ -27,9 +28,9 @@ export interface LeadershipOptions {
   options: Pick<Options, "leaderElection" | "connection" | "controllerShutdownTimeoutMs">;
   client: KubeClient;
   identity: string;
-  informers: SharedInformerFactory;
   events: EventRecorder;
-  endpoints: HttpEndpoints;
+  /** Where the leader_election_* metrics are registered. */
+  metrics: Registry;
   logger: Logger;
 }
 
@@ -44,16 +45,38 @@ export class Leadership {
   private runControllers: RunControllers | undefined;
   private readonly leaseName: string;
   private readonly candidates: LeaseCandidates;
+  private readonly lease: { namespace: string; name: string };
+  /** For /healthz and /livez: fails when this process leads but has not renewed the Lease in time. */
+  readonly healthCheck: HealthCheck;
 
-  /** Call before the informers start: it asks for the informer of the Lease. */
   constructor(private readonly setup: LeadershipOptions) {
-    const { options, client, identity, endpoints, logger } = setup;
+    const { resourceNamespace: namespace, resourceName: name } = setup.options.leaderElection;
+    this.lease = { namespace, name };
+    this.leaseName = `${namespace}/${name}`;
+    this.candidates = new LeaseCandidates(setup.identity, realClock);
+    this.elector = this.createElector();
+    const health = new LeaderElectionHealthCheck(leaderElectionHealthToleranceMs);
+    health.setLeaderElection(this.elector);
+    this.healthCheck = health;
+  }
+
+  /**
+   * Every version of the Lease a watch sees reaches the elector between its own polls, so a
+   * standby notices a release or a missed renewal at once. Call before the informers start.
+   */
+  followLease(informers: SharedInformerFactory): void {
+    const { namespace, name } = this.lease;
+    const { informer } = informers.forResource(resources.leases, { namespace, fieldSelector: `metadata.name=${name}` });
+    const observe = (object: { spec?: WireLeaseSpec }) => this.elector.observe(recordFromLeaseSpec(object.spec));
+    informer.addEventHandler({ onAdd: observe, onUpdate: (_old, object) => observe(object) });
+  }
+
+  private createElector(): LeaderElector {
+    const { options, client, identity, logger, events } = this.setup;
     const { leaderElection, connection } = options;
-    const lease = { namespace: leaderElection.resourceNamespace, name: leaderElection.resourceName };
+    const lease = this.lease;
     const leaseRef = { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: lease };
-    this.leaseName = `${lease.namespace}/${lease.name}`;
-    this.candidates = new LeaseCandidates(identity, realClock);
-    this.elector = new LeaderElector({
+    return new LeaderElector({
       lock: new KubeLeaseLock({ client, qps: connection.qps, burst: connection.burst, ...lease, identity, renewDeadlineMs: leaderElection.renewDeadlineMs }),
       leaseDurationMs: leaderElection.leaseDurationMs,
       renewDeadlineMs: leaderElection.renewDeadlineMs,
@@ -62,8 +85,8 @@ export class Leadership {
       releaseOnCancel: true,
       name: lease.name,
       logger,
-      metrics: new PrometheusLeaderElectionMetrics(endpoints.metrics),
-      onLeadershipEvent: (reason, message) => setup.events.eventf(leaseRef, undefined, "Normal", reason, "Leading", message),
+      metrics: new PrometheusLeaderElectionMetrics(this.setup.metrics),
+      onLeadershipEvent: (reason, message) => events.eventf(leaseRef, undefined, "Normal", reason, "Leading", message),
       callbacks: {
         onStartedLeading: (leaderSignal) => this.startedLeading(leaderSignal),
         onStoppedLeading: () => {
@@ -75,11 +98,6 @@ export class Leadership {
         },
       },
     });
-    const health = new LeaderElectionHealthCheck(leaderElectionHealthToleranceMs);
-    health.setLeaderElection(this.elector);
-    endpoints.healthz.add(health);
-    endpoints.livez.add(health);
-    this.followLease(lease);
   }
 
   /** Campaigns, runs the controllers while leading, and resolves with why it ended. */
@@ -115,12 +133,5 @@ export class Leadership {
     leaderSignal.addEventListener("abort", () => this.hardAbort.abort(), { once: true });
     const run = this.runControllers;
     if (run) this.controllersFinished = run(AbortSignal.any([this.gracefulStop.signal, leaderSignal]), this.hardAbort.signal);
-  }
-
-  /** Every version of the Lease a watch sees reaches the elector between its own polls. */
-  private followLease(lease: { namespace: string; name: string }): void {
-    const { informer } = this.setup.informers.forResource(resources.leases, { namespace: lease.namespace, fieldSelector: `metadata.name=${lease.name}` });
-    const observe = (object: { spec?: WireLeaseSpec }) => this.elector.observe(recordFromLeaseSpec(object.spec));
-    informer.addEventHandler({ onAdd: observe, onUpdate: (_old, object) => observe(object) });
   }
 }

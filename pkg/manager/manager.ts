@@ -1,22 +1,25 @@
 // kube-loom's process lifecycle, modelled on kube-controller-manager with controller-runtime's
 // runnable groups and graceful shutdown:
 //   always:       HTTP server → (API server reachable) → event broadcaster → informers
+//                 → the runnables that need no leadership
 //   while leader: the controllers, each once its own caches have synced
 // Services stop in the reverse order once the controllers have finished; a process that lost
 // its Lease skips that and exits at once.
+import { combinedReconcileObserver } from "../controller/reconcile-observer.ts";
 import { EventBroadcaster } from "../events/broadcaster.ts";
 import { KubeEventSink } from "../events/kube-event-sink.ts";
 import { SharedInformerFactory } from "../informer/factory.ts";
 import { loadClientConfig } from "../kube/client-config.ts";
 import { createKubeClient, type KubeClient, withRateLimit } from "../kube/client.ts";
 import { leaderElectionIdentity } from "../leaderelection/identity.ts";
+import type { EventRecorder } from "../events/recorder.ts";
 import type { Logger } from "../log/logger.ts";
 import { createMetricsRegistry } from "../metrics/registry.ts";
 import { restClientMetrics } from "../metrics/rest-client-metrics.ts";
 import { versionInfoMetric } from "../metrics/version-info.ts";
 import { PrometheusInformerMetricsProvider } from "../metrics/informer-metrics.ts";
 import { PrometheusWorkqueueMetricsProvider } from "../metrics/workqueue-metrics.ts";
-import { prometheusReconcileMetrics } from "../controller/reconcile-metrics.ts";
+import { prometheusReconcileMetrics } from "../metrics/reconcile-metrics.ts";
 import type { Options } from "../options/options.ts";
 import { HealthCheckSet } from "../server/health.ts";
 import { createHttpApp, type HttpEndpoints } from "../server/http-app.ts";
@@ -26,11 +29,12 @@ import { RecentEvents } from "../status/recent-events.ts";
 import { StatusBoard } from "../status/status-board.ts";
 import { emulatedKubernetesVersion, runtimeVersion, version } from "../version.ts";
 import type { ControllerDescriptor } from "./controller-descriptor.ts";
-import { ControllerGroup } from "./controller-group.ts";
+import { createControllers } from "./create-controllers.ts";
 import { Leadership } from "./leadership.ts";
-import { type ExitReason, runUntilTerminated } from "./run-controllers.ts";
+import { type ExitReason, type RunControllers, runUntilTerminated } from "./run-controllers.ts";
+import { RunnableGroup } from "./runnable-group.ts";
 import { type ClientForController, serviceAccountClients } from "./service-account-clients.ts";
-import { ServiceGroup } from "./service-group.ts";
+import { type Service, ServiceGroup } from "./service-group.ts";
 import { waitForApiServer } from "./wait-for-apiserver.ts";
 
 export type { ExitReason } from "./run-controllers.ts";
@@ -43,7 +47,7 @@ export class Manager {
   private readonly identity = leaderElectionIdentity();
   private readonly recentEvents = new RecentEvents();
   private readonly status: StatusBoard;
-  private controllers: ControllerGroup | undefined;
+  private readonly runnables: RunnableGroup;
 
   constructor(
     private readonly options: Options,
@@ -70,14 +74,10 @@ export class Manager {
       },
       flags: options.values.texts(),
     };
+    this.runnables = new RunnableGroup(this.endpoints, logger);
     // Not ready from the first request on: the server answers before the API server is even reached.
-    this.endpoints.readyz.add({
-      name: "informer-sync",
-      check: () => {
-        if (!this.controllers) throw new Error("controllers not built yet (waiting for the API server)");
-        return this.controllers.readinessCheck().check();
-      },
-    });
+    this.endpoints.readyz.add(this.runnables.readinessCheck());
+    this.status.attach({ controllers: () => this.runnables.statusReports() });
   }
 
   /**
@@ -122,71 +122,80 @@ export class Manager {
     clientFor: ClientForController | undefined,
   ): Promise<ExitReason> {
     const { options, logger } = this;
-    const registry = this.endpoints.metrics;
-    const { identity, recentEvents } = this;
+    const events = await this.startEvents(client, services);
+    const informers = this.informerFactory(client);
+    const leadership = options.leaderElection.enabled ? this.leadership(client, events, informers) : undefined;
+    const controllers = await createControllers(options.enabledControllers, this.descriptors, this.controllerContext(informers, events), {
+      client,
+      connection: options.connection,
+      clientFor,
+      // The controllers' writes go through only while this process is sure it leads (see assertLeading).
+      writeGuard: leadership && (() => leadership.assertLeading()),
+    });
+    this.runnables.register(controllers);
+    await services.start(informersService(informers));
+
+    const always = this.runnables.run(false, terminate, terminate);
+    const whileLeading: RunControllers = (stop, abort) => this.runnables.run(true, stop, abort);
+    const reason = leadership
+      ? await leadership.run(whileLeading, terminate)
+      : await runUntilTerminated(whileLeading, terminate, options.controllerShutdownTimeoutMs, logger);
+    if (reason === "terminated") await always;
+    return reason;
+  }
+
+  /** The event broadcaster, started: what the controllers record reaches the API server and the status page. */
+  private async startEvents(client: KubeClient, services: ServiceGroup): Promise<EventRecorder> {
+    const { recentEvents } = this;
     const broadcaster = new EventBroadcaster({
       sink: new KubeEventSink(client),
-      reportingInstance: identity,
-      logger,
-      onRecorded: (event, observedAt) => recentEvents.record(event, observedAt),
+      reportingInstance: this.identity,
+      logger: this.logger,
+      observer: recentEvents,
     });
     await services.start({ name: "events", start: () => broadcaster.start(), stop: () => broadcaster.shutdown() });
-    const events = broadcaster.newRecorder();
+    return broadcaster.newRecorder();
+  }
+
+  private informerFactory(client: KubeClient): SharedInformerFactory {
+    const { connection, minResyncPeriodMs } = this.options;
     // As in kube-controller-manager, metadata-only informers (the garbage collector's monitors) list
     // through a client of their own, so their start-up burst is not spent by the other informers'.
-    const metadataClient = withRateLimit(client, options.connection.qps, options.connection.burst, "metadata-informers");
+    const metadataClient = withRateLimit(client, connection.qps, connection.burst, "metadata-informers");
     const informers = new SharedInformerFactory({
       listerWatcherFor: (gvr, scope) => (scope.metadataOnly ? metadataClient : client).dynamic.listerWatcher(gvr, scope),
       // kube-controller-manager's resync: random in [min-resync-period, 2 × min-resync-period), once per factory.
-      defaultResyncMs: options.minResyncPeriodMs * (1 + Math.random()),
-      logger,
-      metrics: { provider: new PrometheusInformerMetricsProvider(registry), name: "kube-loom" },
+      defaultResyncMs: minResyncPeriodMs * (1 + Math.random()),
+      logger: this.logger,
+      metrics: { provider: new PrometheusInformerMetricsProvider(this.endpoints.metrics), name: "kube-loom" },
     });
     this.status.attach({ informers: () => informers.list() });
+    return informers;
+  }
 
-    // The controllers' writes go through only while this process is sure it leads (see assertLeading).
-    // Leadership is made after the controllers so that its health checks come after theirs in
-    // /healthz and /livez, hence the late binding; no controller writes before it exists.
-    let leadership: Leadership | undefined;
-    const writeGuard = options.leaderElection.enabled ? () => leadership?.assertLeading() : undefined;
-    this.controllers = await ControllerGroup.create(
-      options.enabledControllers,
-      this.descriptors,
-      {
-        client,
-        informers,
-        events,
-        logger,
-        metrics: registry,
-        workqueueMetrics: new PrometheusWorkqueueMetricsProvider(registry),
-        reconcileMetrics: prometheusReconcileMetrics(registry),
-        values: options.values,
-        identity,
-      },
-      this.endpoints,
-      { clientFor, writeGuard },
-    );
-    const controllers = this.controllers;
-    this.status.attach({ controllers: () => controllers.statusReports() });
-    leadership = options.leaderElection.enabled
-      ? new Leadership({ options, client, identity, informers, events, endpoints: this.endpoints, logger })
-      : undefined;
-    const elected = leadership;
-    if (elected) this.status.attach({ leaderElection: () => elected.status() });
+  /** The Lease campaign, following the Lease through the informers, with its health check and status. */
+  private leadership(client: KubeClient, events: EventRecorder, informers: SharedInformerFactory): Leadership {
+    const { options, identity, logger } = this;
+    const leadership = new Leadership({ options, client, identity, events, metrics: this.endpoints.metrics, logger });
+    leadership.followLease(informers);
+    this.endpoints.healthz.add(leadership.healthCheck);
+    this.endpoints.livez.add(leadership.healthCheck);
+    this.status.attach({ leaderElection: () => leadership.status() });
+    return leadership;
+  }
 
-    const informersStop = new AbortController();
-    await services.start({
-      name: "informers",
-      start: () => informers.start(informersStop.signal),
-      stop: async () => {
-        informersStop.abort();
-        await informers.shutdown();
-      },
-    });
-
-    const run = (stop: AbortSignal, abort: AbortSignal) => controllers.run(stop, abort);
-    if (!leadership) return runUntilTerminated(run, terminate, options.controllerShutdownTimeoutMs, logger);
-    return leadership.run(run, terminate);
+  private controllerContext(informers: SharedInformerFactory, events: EventRecorder) {
+    const registry = this.endpoints.metrics;
+    return {
+      informers,
+      events,
+      logger: this.logger,
+      metrics: registry,
+      workqueueMetrics: new PrometheusWorkqueueMetricsProvider(registry),
+      reconcileObserver: combinedReconcileObserver(prometheusReconcileMetrics(registry), this.status.reconciles),
+      values: this.options.values,
+      identity: this.identity,
+    };
   }
 
   /** HTTPS on --secure-port: every path but the always-allowed ones authenticated and authorized through the API server. */
@@ -215,4 +224,17 @@ export class Manager {
       stop: () => server?.stop(),
     };
   }
+}
+
+/** The informers run on every replica, leader or not, from the moment the controllers have asked for theirs. */
+function informersService(informers: SharedInformerFactory): Service {
+  const stop = new AbortController();
+  return {
+    name: "informers",
+    start: () => informers.start(stop.signal),
+    stop: async () => {
+      stop.abort();
+      await informers.shutdown();
+    },
+  };
 }

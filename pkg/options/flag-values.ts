@@ -33,6 +33,13 @@ export class FlagValues {
     return this.#given.has(flag);
   }
 
+  /** The same values, limited to `flags`: what one controller may read (any other flag throws). */
+  only(flags: readonly FlagDefinition[]): FlagValues {
+    const kept = flags.filter((flag) => this.#values.has(flag));
+    const given = new Map(kept.filter((flag) => this.#given.has(flag)).map((flag) => [flag, this.#values.get(flag)]));
+    return new FlagValues(kept, [given]);
+  }
+
   /** Every registered flag's value as pflag would print it, by flag name: what /flagz shows. */
   texts(): Record<string, string> {
     const texts: Record<string, string> = {};

@@ -33,7 +33,7 @@ export interface StatusBoardOptions {
 export class StatusBoard {
   /**
    * What the controllers' reconciles did, by loop: hand it to their runners among the reconcile
-   * observers (ControllerContext.reconcileMetrics), or the page shows no reconciles.
+   * observers (ControllerContext.reconcileObserver), or the page shows no reconciles.
    */
   readonly reconciles: ReconcileActivityObserver;
   private readonly clock: Clock;

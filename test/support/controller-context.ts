@@ -1,14 +1,13 @@
 // A ControllerContext for unit tests of controllers: the real informer factory and queue
 // machinery over fakes the test provides, silent logs, no-op metrics, and flags at their defaults.
 import { Registry } from "prom-client";
-import { noopReconcileMetrics } from "../../pkg/controller/reconcile-metrics.ts";
+import { noopReconcileObserver } from "../../pkg/controller/reconcile-observer.ts";
 import type { EventRecorder } from "../../pkg/events/recorder.ts";
 import type { SharedInformerFactory } from "../../pkg/informer/factory.ts";
 import { waitForNamedCacheSync } from "../../pkg/informer/wait-for-cache-sync.ts";
 import type { KubeClient } from "../../pkg/kube/client.ts";
 import { silentLogger } from "../../pkg/log/logger.ts";
 import type { ControllerContext, ControllerDescriptor } from "../../pkg/manager/controller-descriptor.ts";
-import { coreFlags } from "../../pkg/options/core-flags.ts";
 import type { FlagDefinition } from "../../pkg/options/flag-definition.ts";
 import { FlagValues } from "../../pkg/options/flag-values.ts";
 import { noopWorkqueueMetricsProvider } from "../../pkg/workqueue/metrics.ts";
@@ -28,8 +27,8 @@ export function testControllerContext(options: {
     logger: silentLogger,
     metrics: new Registry(),
     workqueueMetrics: noopWorkqueueMetricsProvider,
-    reconcileMetrics: noopReconcileMetrics,
-    values: new FlagValues([...coreFlags, ...options.descriptor.flags], options.flags ? [options.flags] : []),
+    reconcileObserver: noopReconcileObserver,
+    values: new FlagValues(options.descriptor.flags, options.flags ? [options.flags] : []),
     identity: "test",
   };
 }
@@ -43,6 +42,6 @@ export async function runControllerForTest(
   const controller = await descriptor.create(context);
   if (!controller) throw new Error(`controller ${descriptor.name} declined to start`);
   context.informers.start(stop);
-  await waitForNamedCacheSync(descriptor.name, controller.informers ?? [], stop);
-  return { running: controller.run(stop, stop) };
+  await waitForNamedCacheSync(descriptor.name, controller.caches ?? [], stop);
+  return { running: controller.start(stop, stop) };
 }

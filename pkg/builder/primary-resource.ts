@@ -1,0 +1,80 @@
+// The resource a built controller reconciles: every event queues the object's own key, and the
+// reconcile reads the object from this cache. For a custom resource the builder can wait for
+// the CustomResourceDefinition first (see CrdGate): until it is established nothing is listed.
+import type { Controller } from "../controller/controller.ts";
+import { enqueueMapped, ownKey } from "../controller/handlers.ts";
+import type { ResourceInformer } from "../informer/factory.ts";
+import type { ResourceType } from "../kube/gvr.ts";
+import type { KubeObject } from "../kube/objects.ts";
+import type { ControllerContext } from "../manager/controller-descriptor.ts";
+import type { Predicate } from "../controller/predicates.ts";
+import type { InformerScope } from "../informer/factory.ts";
+import type { FlagDefinition } from "../options/flag-definition.ts";
+import { CrdGate } from "./crd-gate.ts";
+
+export interface ForOptions<T extends KubeObject> {
+  /** Which part of the collection (namespace, selectors); default: everything. */
+  scope?: InformerScope;
+  predicates?: readonly Predicate<T>[];
+  /** A custom resource: stay idle until its CustomResourceDefinition is established, then start without a restart. */
+  waitForCrd?: boolean;
+  /** Replay every cached object this often (ms), or as often as an int/duration flag says; 0: never. Default: the factory's resync. */
+  resyncPeriod?: number | FlagDefinition<number>;
+}
+
+export interface Primary<T extends KubeObject> {
+  resource: ResourceType<T>;
+  options: ForOptions<T>;
+}
+
+export class PrimaryResource<T extends KubeObject> {
+  private cache: ResourceInformer<T> | undefined;
+  private readonly gate: CrdGate | undefined;
+
+  constructor(
+    private readonly core: Controller,
+    private readonly primary: Primary<T>,
+    private readonly context: Pick<ControllerContext, "informers" | "values" | "logger">,
+  ) {
+    if (!primary.options.waitForCrd) {
+      this.connect();
+      return;
+    }
+    this.gate = new CrdGate(context.informers, primary.resource);
+    core.waitFor(this.gate.informer);
+  }
+
+  cached(key: string): T | undefined {
+    return this.cache?.informer.getIndexer().getByKey(key);
+  }
+
+  list(): T[] {
+    return this.cache?.lister.list() ?? [];
+  }
+
+  /** Resolves true once the primary is watched: at once, or when its CRD is established; false if `stop` aborts first. */
+  async connected(stop: AbortSignal): Promise<boolean> {
+    const { gate } = this;
+    if (!gate || this.cache) return true;
+    const { logger, informers } = this.context;
+    if (!gate.isEstablished) {
+      logger.warn({ crd: gate.crdName }, `the ${gate.crdName} CustomResourceDefinition is not installed (or not established); the controller stays idle until it is`);
+    }
+    if (!(await gate.wait(stop))) return false;
+    logger.info({ crd: gate.crdName }, "CustomResourceDefinition established; starting");
+    this.connect();
+    informers.start(stop);
+    return true;
+  }
+
+  private connect(): void {
+    const { resource, options } = this.primary;
+    const { resyncPeriod } = options;
+    const resyncPeriodMs = resyncPeriod === undefined || typeof resyncPeriod === "number" ? resyncPeriod : this.context.values.get(resyncPeriod);
+    this.cache = this.core.watch(resource, enqueueMapped<T>(this.core.queue, ownKey), {
+      ...(options.scope && { scope: options.scope }),
+      ...(options.predicates && { predicates: options.predicates }),
+      ...(resyncPeriodMs !== undefined && { resyncPeriodMs }),
+    });
+  }
+}

@@ -1,0 +1,148 @@
+// A controller: one workqueue of keys, the workers that reconcile them, and the caches those
+// reconciles read. `watch` turns a resource's events into keys; `informer` names a cache the
+// reconciler reads; `run` starts the workers once every one of those caches has synced, never
+// earlier. The builder (pkg/builder) is a shorthand over this; a controller the builder cannot
+// express (several queues over one state, handlers that track expectations) uses it directly.
+import { type Clock, realClock } from "../clock/clock.ts";
+import type { HealthCheck } from "../health/health-check.ts";
+import type { ResourceEventHandler } from "../informer/event-handler.ts";
+import type { InformerScope, ResourceInformer, SharedInformerFactory } from "../informer/factory.ts";
+import type { Indexers } from "../informer/indexer.ts";
+import { type CacheSyncSource, waitForNamedCacheSync } from "../informer/wait-for-cache-sync.ts";
+import type { GroupVersionResource } from "../kube/gvr.ts";
+import type { KubeObject } from "../kube/objects.ts";
+import { type Logger, silentLogger } from "../log/logger.ts";
+import type { WorkqueueMetricsProvider } from "../workqueue/metrics.ts";
+import { defaultControllerRateLimiter, type RateLimiter } from "../workqueue/rate-limiters.ts";
+import { RateLimitingQueue } from "../workqueue/rate-limiting-queue.ts";
+import { filtered } from "./handlers.ts";
+import type { Predicate } from "./predicates.ts";
+import type { ReconcileObserver } from "./reconcile-observer.ts";
+import { ReconcileRunner } from "./reconcile-runner.ts";
+import type { Reconciler } from "./reconciler.ts";
+
+export interface ControllerOptions<K> {
+  /** Names the controller in logs, health checks, metrics and the status page. */
+  name: string;
+  /** The process's shared informers: `watch` and `informer` take theirs from it. */
+  informers: SharedInformerFactory;
+  /** Workers reconciling different keys at once. Default: 1. */
+  workers?: number;
+  /** Retry delays for failed reconciles. Default: client-go's controller rate limiter. */
+  rateLimiter?: RateLimiter<K>;
+  /** The workqueue's name in workqueue_* metrics. Default: the controller's name. */
+  queueName?: string;
+  workqueueMetrics?: WorkqueueMetricsProvider;
+  reconcileObserver?: ReconcileObserver;
+  logger?: Logger;
+  clock?: Clock;
+}
+
+export interface CacheOptions<T extends KubeObject> {
+  /** Which part of the collection; default: everything. */
+  scope?: InformerScope;
+  /** Indexes the reconciler looks objects up by; one another controller already added is kept. */
+  indexers?: Indexers<T>;
+}
+
+export interface WatchOptions<T extends KubeObject> extends CacheOptions<T> {
+  /** Events some predicate rejects reach no handler. */
+  predicates?: readonly Predicate<T>[];
+  /** Replay every cached object to the handler this often (ms); 0: never. Default: the factory's resync. */
+  resyncPeriodMs?: number;
+}
+
+export class Controller<K = string> {
+  readonly name: string;
+  readonly queue: RateLimitingQueue<K>;
+  private readonly informers: SharedInformerFactory;
+  private readonly logger: Logger;
+  private readonly runner: ReconcileRunner<K>;
+  private readonly sources: CacheSyncSource[] = [];
+  private reconciler: Reconciler<K> | undefined;
+
+  constructor(options: ControllerOptions<K>) {
+    const clock = options.clock ?? realClock;
+    this.name = options.name;
+    this.informers = options.informers;
+    this.logger = options.logger ?? silentLogger;
+    this.queue = new RateLimitingQueue<K>(options.rateLimiter ?? defaultControllerRateLimiter<K>(clock), {
+      name: options.queueName ?? options.name,
+      clock,
+      metricsProvider: options.workqueueMetrics,
+    });
+    this.runner = new ReconcileRunner<K>({
+      name: options.name,
+      queue: this.queue,
+      workers: options.workers ?? 1,
+      logger: this.logger,
+      metrics: options.reconcileObserver,
+      clock,
+      reconciler: { reconcile: (key, signal) => this.reconcilerOrThrow().reconcile(key, signal) },
+    });
+  }
+
+  /** The shared informer of `resource`, for the reconciler to read; the workers wait for its cache. */
+  informer<T extends KubeObject>(resource: GroupVersionResource<T>, options: CacheOptions<NoInfer<T>> = {}): ResourceInformer<T> {
+    const shared = this.informers.forResource(resource, options.scope);
+    this.addIndexers(shared, options.indexers);
+    this.waitFor(shared.informer);
+    return shared;
+  }
+
+  /** Feeds `handler` the events of `resource` that pass the predicates; the workers wait for that cache too. */
+  watch<T extends KubeObject>(resource: GroupVersionResource<T>, handler: ResourceEventHandler<NoInfer<T>>, options: WatchOptions<NoInfer<T>> = {}): ResourceInformer<T> {
+    const shared = this.informer(resource, options);
+    const { resyncPeriodMs } = options;
+    shared.informer.addEventHandler(filtered(handler, options.predicates ?? []), resyncPeriodMs === undefined ? {} : { resyncPeriodMs });
+    return shared;
+  }
+
+  /** One more cache to wait for before the workers start (a CRD's informer, say). */
+  waitFor(source: CacheSyncSource): void {
+    if (!this.sources.includes(source)) this.sources.push(source);
+  }
+
+  /** What reconciles this controller's keys; set it before `run`. */
+  reconcileWith(reconciler: Reconciler<K>): this {
+    this.reconciler = reconciler;
+    return this;
+  }
+
+  /** Every cache the controller reads. */
+  get caches(): readonly CacheSyncSource[] {
+    return this.sources;
+  }
+
+  /**
+   * Waits for every cache, then runs the workers until `stop` aborts, and resolves once the
+   * reconciles in flight have finished; `abort` is handed to reconciles for an immediate stop.
+   */
+  async run(stop: AbortSignal, abort: AbortSignal = stop): Promise<void> {
+    this.reconcilerOrThrow();
+    if (!(await waitForNamedCacheSync(this.name, this.sources, stop, { logger: this.logger }))) return;
+    if (this.sources.length > 0) this.logger.info("caches synced; reconciling");
+    await this.runner.run(stop, abort);
+  }
+
+  /** Fails while a reconcile is wedged or after the workers crashed. */
+  healthCheck(): HealthCheck {
+    return this.runner.healthCheck();
+  }
+
+  /** The workers' state for the status page. */
+  status(): ReturnType<ReconcileRunner<K>["status"]> {
+    return this.runner.status();
+  }
+
+  private reconcilerOrThrow(): Reconciler<K> {
+    if (!this.reconciler) throw new Error(`controller ${this.name} has no reconciler: call reconcileWith before run`);
+    return this.reconciler;
+  }
+
+  private addIndexers<T extends KubeObject>(shared: ResourceInformer<T>, indexers: Indexers<T> | undefined): void {
+    const present = shared.informer.getIndexer().getIndexers();
+    const missing = Object.entries(indexers ?? {}).filter(([name]) => !(name in present));
+    if (missing.length > 0) shared.informer.addIndexers(Object.fromEntries(missing));
+  }
+}

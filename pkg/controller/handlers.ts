@@ -1,0 +1,64 @@
+// Event handlers that turn a watched resource's events into keys of the controller's queue
+// (controller-runtime's pkg/handler): the object's own key, its controller owner's key, or
+// whatever a map function says; and the filter that drops the events predicates reject.
+import { finalStateOf } from "../informer/deltas.ts";
+import type { ResourceEventHandler } from "../informer/event-handler.ts";
+import { metaNamespaceKeyFunc } from "../informer/keys.ts";
+import { groupOf, type ResourceType } from "../kube/gvr.ts";
+import type { KubeObject } from "../kube/objects.ts";
+import { controllerRefOf } from "../kube/owner-references.ts";
+import { passes, type Predicate } from "./predicates.ts";
+
+/** Where keys go. */
+export interface KeyQueue<K = string> {
+  add(key: K): void;
+  /** Reconciles `key` after `delayMs`, even if nothing changes meanwhile. */
+  addAfter(key: K, delayMs: number): void;
+}
+
+/** Queues the keys `keysOf` returns for each event; an update queues those of the old and of the new state. */
+export function enqueueMapped<U extends KubeObject>(queue: KeyQueue, keysOf: (obj: U) => Iterable<string>): ResourceEventHandler<U> {
+  const enqueue = (obj: U) => {
+    for (const key of keysOf(obj)) queue.add(key);
+  };
+  return {
+    onAdd: (obj) => enqueue(obj),
+    onUpdate: (oldObj, newObj) => {
+      enqueue(oldObj);
+      enqueue(newObj);
+    },
+    onDelete: (deleted) => enqueue(finalStateOf(deleted)),
+  };
+}
+
+/** The object's own key. */
+export function ownKey(obj: KubeObject): string[] {
+  return [metaNamespaceKeyFunc(obj)];
+}
+
+/** The key of an object's controller owner, when that owner is of the `owner` type. */
+export function controllerOwnerKey(owner: ResourceType): (obj: KubeObject) => string[] {
+  return (obj) => {
+    const ref = controllerRefOf(obj);
+    if (!ref || ref.kind !== owner.kind || groupOf(ref.apiVersion) !== owner.group) return [];
+    const namespace = obj.metadata?.namespace ?? "";
+    // A namespaced owner shares its dependent's namespace; a cluster-scoped one has none.
+    return [owner.namespaced ? `${namespace}/${ref.name}` : ref.name];
+  };
+}
+
+/** `handler`, fed only the events every predicate lets through. */
+export function filtered<U extends KubeObject>(handler: ResourceEventHandler<U>, predicates: readonly Predicate<U>[]): ResourceEventHandler<U> {
+  if (predicates.length === 0) return handler;
+  return {
+    onAdd: (obj, isInInitialList) => {
+      if (passes(predicates, "add", obj)) return handler.onAdd?.(obj, isInInitialList);
+    },
+    onUpdate: (oldObj, newObj) => {
+      if (passes(predicates, "update", oldObj, newObj)) return handler.onUpdate?.(oldObj, newObj);
+    },
+    onDelete: (deleted) => {
+      if (passes(predicates, "delete", finalStateOf(deleted))) return handler.onDelete?.(deleted);
+    },
+  };
+}

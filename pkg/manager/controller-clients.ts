@@ -1,0 +1,25 @@
+// The client each controller gets: its own ServiceAccount's under
+// --use-service-account-credentials, its own rate limit when its descriptor asks for one, and,
+// with leader election, a guard that refuses its writes once this process is not sure it leads.
+import { type KubeClient, withRateLimit, withWriteGuard } from "../kube/client.ts";
+import type { ConnectionOptions } from "../options/options.ts";
+import type { ControllerDescriptor } from "./controller-descriptor.ts";
+import type { ClientForController } from "./service-account-clients.ts";
+
+export interface ControllerClientSources {
+  /** The process's client. */
+  client: KubeClient;
+  connection: Pick<ConnectionOptions, "qps" | "burst">;
+  /** Under --use-service-account-credentials: each controller's own identity. */
+  clientFor?: ClientForController | undefined;
+  /** With leader election: throws unless this process is sure it leads. */
+  writeGuard?: (() => void) | undefined;
+}
+
+export async function controllerClient(descriptor: ControllerDescriptor, sources: ControllerClientSources): Promise<KubeClient> {
+  const own = sources.clientFor ? await sources.clientFor(descriptor) : sources.client;
+  const guarded = sources.writeGuard ? withWriteGuard(own, sources.writeGuard) : own;
+  const limit = descriptor.client?.ownRateLimit;
+  // The guard sits under the rate limit, so a write that waited for its turn is judged when it is sent.
+  return limit ? withRateLimit(guarded, limit.qpsFactor * sources.connection.qps, sources.connection.burst) : guarded;
+}
