@@ -76,7 +76,7 @@ export class Controller<K = string> {
       queue: this.queue,
       workers: options.workers ?? 1,
       logger: this.logger,
-      metrics: options.reconcileObserver,
+      observer: options.reconcileObserver,
       clock,
       reconciler: { reconcile: (key, signal) => this.reconcilerOrThrow().reconcile(key, signal) },
     });

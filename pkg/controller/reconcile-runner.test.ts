@@ -28,7 +28,7 @@ function harness(reconcile: (key: string) => Promise<ReconcileResult>, workers =
     queue,
     workers,
     logger: silentLogger,
-    metrics,
+    observer: metrics,
     clock,
     wedgedAfterMs: 60_000,
     reconciler: {

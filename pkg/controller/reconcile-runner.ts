@@ -21,7 +21,7 @@ export interface ReconcileRunnerOptions<K> {
    * Told of every reconcile and of the workers: in kube-loom the reconcile metrics and the status
    * page's activity together (combinedReconcileObserver).
    */
-  metrics?: ReconcileObserver;
+  observer?: ReconcileObserver;
   clock?: Clock;
   /** A reconcile running longer than this makes the health check fail (a wedged worker). */
   wedgedAfterMs?: number;
@@ -37,7 +37,7 @@ export class ReconcileRunner<K> {
 
   constructor(private readonly options: ReconcileRunnerOptions<K>) {
     this.clock = options.clock ?? realClock;
-    this.observer = options.metrics ?? noopReconcileObserver;
+    this.observer = options.observer ?? noopReconcileObserver;
     this.wedgedAfterMs = options.wedgedAfterMs ?? 10 * 60_000;
   }
 

@@ -21,7 +21,7 @@ export interface ControllerContext {
   metrics: Registry;
   /** Pass to every named workqueue so it reports workqueue_* metrics. */
   workqueueMetrics: WorkqueueMetricsProvider;
-  /** Told of every reconcile (ReconcileRunner `metrics`): the reconcile metrics and the status page together. */
+  /** Told of every reconcile (ReconcileRunner `observer`): the reconcile metrics and the status page together. */
   reconcileObserver: ReconcileObserver;
   /** The controller's own flags: `values.get(flag)`; reading any other flag throws. */
   values: FlagValues;
