@@ -49,7 +49,7 @@ describe("StatusBoard", () => {
       queue,
       workers: 2,
       logger: silentLogger,
-      metrics: board.reconciles,
+      observer: board.reconciles,
       clock,
       reconciler: {
         reconcile: async (key) => {
