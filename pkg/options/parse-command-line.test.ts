@@ -217,7 +217,6 @@ describe("--controllers", () => {
     ["*,-beta-controller", ["alpha-controller"]],
     ["*,gamma", ["alpha-controller", "beta-controller", "gamma-controller"]],
     ["beta-controller", ["beta-controller"]],
-    ["", []],
   ])("%p", (list, enabled) => {
     expect(run([`--controllers=${list}`]).enabledControllers).toEqual(enabled);
   });
@@ -225,6 +224,15 @@ describe("--controllers", () => {
   test("an unknown controller is a usage error naming it", () => {
     expect(usageError(["--controllers=*,-bogus"])).toBe(
       'kube-loom: "bogus" is not in the list of known controllers (known: alpha-controller, beta-controller, gamma-controller)',
+    );
+  });
+
+  test("a selection that enables no controller is a usage error saying what -x means", () => {
+    expect(usageError(["--controllers=-beta-controller"])).toBe(
+      'kube-loom: --controllers=-beta-controller enables no controller: "-x" only disables x; to run every other controller use --controllers=*,-beta-controller',
+    );
+    expect(usageError(["--controllers="])).toBe(
+      "kube-loom: --controllers= enables no controller: name the controllers to run, or use --controllers=* for every on-by-default one",
     );
   });
 });
