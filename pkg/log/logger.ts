@@ -1,8 +1,8 @@
 // Structured logs with pino. JSON by default (for log pipelines), `text` for people.
 // `-v N` follows klog's convention: higher N, more detail.
 import pino, { type Logger as PinoLogger } from "pino";
-import pretty from "pino-pretty";
 import { isExpectedError } from "../errors/expected-error.ts";
+import { textLines } from "./text-format.ts";
 
 export type Logger = PinoLogger;
 
@@ -31,12 +31,9 @@ export function levelForVerbosity(verbosity: number): pino.Level {
 export function createLogger(options: LoggerOptions): Logger {
   const level = levelForVerbosity(options.verbosity);
   const destination = options.destination ?? process.stderr;
-  // pino-pretty runs as a plain stream, not a worker-thread transport, so it also works
-  // inside a `bun build --compile` single executable.
-  const stream =
-    options.format === "text"
-      ? pretty({ destination, colorize: false, sync: true, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname", singleLine: true })
-      : destination;
+  // A plain stream, not a worker-thread transport, so it also works inside a `bun build --compile`
+  // single executable.
+  const stream = options.format === "text" ? textLines(destination) : destination;
   return pino({ level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime, serializers: { err: serializeError } }, stream);
 }
 
