@@ -63,5 +63,6 @@ console.log(
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => kubeLoom.kill("SIGTERM"));
 const code = await kubeLoom.exited;
+console.error(`kube-loom exited (${code}); stopping the local cluster`);
 await cluster.stop();
 process.exit(code);

@@ -26,7 +26,11 @@ export function spawnDaemon(command: string[], logPath: string, env: Record<stri
   appendFileSync(logPath, `=== ${new Date().toISOString()} starting: ${command.join(" ")}\n`);
   const logFd = openSync(logPath, "a");
   try {
-    const daemon = Bun.spawn(dyingWithThisProcess(command), { stdin: "ignore", stdout: logFd, stderr: logFd, env: { ...process.env, ...env } });
+    // A session of its own, so that Ctrl-C in a terminal reaches only us and we stop things in
+    // order (kube-loom before the API server it releases its Lease on). Only where the kernel
+    // still kills it with us: nothing else would then stop it if we died by a signal.
+    const detached = dieWithParent.length > 0;
+    const daemon = Bun.spawn(dyingWithThisProcess(command), { stdin: "ignore", stdout: logFd, stderr: logFd, env: { ...process.env, ...env }, detached });
     liveDaemons.add(daemon);
     void daemon.exited.then(() => liveDaemons.delete(daemon));
     return daemon;
