@@ -6,14 +6,20 @@ import { Indexer } from "../../pkg/informer/indexer.ts";
 import { Lister } from "../../pkg/informer/lister.ts";
 import { pod, replicaSet, type Pod, type ReplicaSet } from "../../test/replicaset/builders.ts";
 import type { KeyQueue } from "../../pkg/controller/handlers.ts";
+import type { AddOptions, Priority } from "../../pkg/workqueue/priority.ts";
+import { ItemExponentialFailureRateLimiter } from "../../pkg/workqueue/rate-limiters.ts";
+import { RateLimitingQueue } from "../../pkg/workqueue/rate-limiting-queue.ts";
 import { ReplicaSetEventHandlers } from "./event-handlers.ts";
 import { PodExpectations } from "./expectations.ts";
 
 class RecordingQueue implements KeyQueue {
   added: string[] = [];
+  /** The priority of each add, in the same order ("normal" when none was given). */
+  priorities: Priority[] = [];
   delayed: { key: string; delayMs: number }[] = [];
-  add(key: string): void {
+  add(key: string, options?: AddOptions): void {
     this.added.push(key);
+    this.priorities.push(options?.priority ?? "normal");
   }
   addAfter(key: string, delayMs: number): void {
     this.delayed.push({ key, delayMs });
@@ -134,5 +140,67 @@ describe("ReplicaSet events", () => {
       { owner: "ns/web", uid: "uid-web" },
       { owner: "ns/web", uid: "uid-web" },
     ]);
+  });
+});
+
+describe("priorities: state replayed from the informers waits behind live changes", () => {
+  test("a ReplicaSet from the initial list or a resync is low; one created or changed since is normal", () => {
+    handlers.replicaSetHandler.onAdd?.(web, true);
+    handlers.replicaSetHandler.onUpdate?.(web, web);
+    handlers.replicaSetHandler.onAdd?.(api, false);
+    handlers.replicaSetHandler.onUpdate?.(web, { ...web, metadata: { ...web.metadata, resourceVersion: "2" } });
+    handlers.replicaSetHandler.onDelete?.(api);
+    expect(queue.added).toEqual(["ns/web", "ns/web", "ns/api", "ns/web", "ns/api"]);
+    expect(queue.priorities).toEqual(["low", "low", "normal", "normal", "normal"]);
+  });
+
+  test("a Pod from the initial list wakes its owner or selectors at low priority, still counting as observed", () => {
+    expectations.expectCreations("ns/web", 1);
+    handlers.podHandler.onAdd?.(pod({ name: "a", owner: web }), true);
+    handlers.podHandler.onAdd?.(pod({ name: "orphan", labels: { tier: "front" } }), true);
+    handlers.podHandler.onAdd?.(pod({ name: "b", owner: web, deleting: true }), true);
+    handlers.podHandler.onAdd?.(pod({ name: "c", owner: web }), false);
+    expect(expectations.satisfied("ns/web")).toBe(true);
+    expect(queue.added).toEqual(["ns/web", "ns/api", "ns/web", "ns/web"]);
+    expect(queue.priorities).toEqual(["low", "low", "low", "normal"]);
+  });
+
+  test("after a start with 1,000 ReplicaSets, one a user scales is synced next, and so are the events of its new Pods", async () => {
+    const replicaSets = Array.from({ length: 1000 }, (_, i) => replicaSet(`rs-${i}`, 1, { selector: { rs: `rs-${i}` } }));
+    const indexer = new Indexer<ReplicaSet>({ [namespaceIndexName]: namespaceIndex });
+    for (const rs of replicaSets) indexer.add(rs);
+    const workqueue = new RateLimitingQueue<string>(new ItemExponentialFailureRateLimiter(5, 1000), { clock: new FakeClock() });
+    handlers = new ReplicaSetEventHandlers(workqueue, expectations, new Lister(indexer), ownWrites);
+    for (const rs of replicaSets) {
+      handlers.replicaSetHandler.onAdd?.(rs, true);
+      handlers.podHandler.onAdd?.(pod({ name: `${rs.metadata?.name}-pod`, owner: rs }), true);
+    }
+    const take = async () => {
+      const { item } = await workqueue.get();
+      if (item === undefined) throw new Error("queue shut down");
+      return item;
+    };
+    expect(await take()).toBe("ns/rs-0");
+
+    // While the only worker syncs rs-0, a user scales rs-700 and the informer resyncs rs-300.
+    const rs700 = replicaSets[700] as ReplicaSet;
+    const scaled = structuredClone(rs700);
+    if (scaled.metadata) scaled.metadata.resourceVersion = "2";
+    if (scaled.spec) scaled.spec.replicas = 3;
+    indexer.update(scaled);
+    handlers.replicaSetHandler.onUpdate?.(rs700, scaled);
+    handlers.replicaSetHandler.onUpdate?.(replicaSets[300] as ReplicaSet, replicaSets[300] as ReplicaSet);
+    workqueue.done("ns/rs-0");
+    expect(await take()).toBe("ns/rs-700");
+
+    // Its sync creates two Pods; their watch events bring it back ahead of the 998 keys still waiting.
+    expectations.expectCreations("ns/rs-700", 2);
+    for (const name of ["new-1", "new-2"]) handlers.podHandler.onAdd?.(pod({ name, owner: scaled }), false);
+    workqueue.done("ns/rs-700");
+    expect(await take()).toBe("ns/rs-700");
+    expect(expectations.satisfied("ns/rs-700")).toBe(true);
+    workqueue.done("ns/rs-700");
+    expect(workqueue.len()).toBe(998);
+    expect(await take()).toBe("ns/rs-1");
   });
 });

@@ -1,6 +1,9 @@
 // Turns ReplicaSet and Pod informer events into ReplicaSet keys on the workqueue, and into the
 // creations and deletions the expectations wait for. A Pod belongs to the ReplicaSet its controller
 // ownerReference names; an orphan concerns every ReplicaSet whose selector matches it.
+// Keys from the informers' initial lists and from ReplicaSet resyncs are queued at low priority, so that after a
+// start or failover a ReplicaSet a user just changed is synced before the existing ones are all gone through
+// (kube-controller-manager's queue has no priorities).
 import type { V1Pod, V1ReplicaSet } from "@kubernetes/client-node";
 import { finalStateOf, type DeletedFinalStateUnknown } from "../../pkg/informer/deltas.ts";
 import type { ResourceEventHandler } from "../../pkg/informer/event-handler.ts";
@@ -9,7 +12,8 @@ import type { Lister } from "../../pkg/informer/lister.ts";
 import type { OwnerReference, Wire } from "../../pkg/kube/objects.ts";
 import { controllerRefOf } from "../../pkg/kube/owner-references.ts";
 import { selectorFromLabelSelector } from "../../pkg/labels/selector.ts";
-import type { KeyQueue } from "../../pkg/controller/handlers.ts";
+import { addPriority, type KeyQueue, updatePriority } from "../../pkg/controller/handlers.ts";
+import type { Priority } from "../../pkg/workqueue/priority.ts";
 import type { PodExpectations } from "./expectations.ts";
 import type { OwnWrites } from "./own-writes.ts";
 import { replicaSetKind } from "./pod-control.ts";
@@ -27,18 +31,19 @@ export class ReplicaSetEventHandlers {
   ) {}
 
   readonly replicaSetHandler: ResourceEventHandler<ReplicaSet> = {
-    onAdd: (rs) => this.queue.add(metaNamespaceKeyFunc(rs)),
+    onAdd: (rs, isInInitialList) => this.queue.add(metaNamespaceKeyFunc(rs), { priority: addPriority(isInInitialList) }),
     onUpdate: (oldRs, newRs) => {
       // A delete and re-create under the same name can arrive as one update.
       if (oldRs.metadata?.uid !== newRs.metadata?.uid) this.replicaSetDeleted(oldRs);
       // Every update (status writes and resyncs included) syncs: a ReplicaSet whose creations failed gets retried.
-      this.queue.add(metaNamespaceKeyFunc(newRs));
+      this.queue.add(metaNamespaceKeyFunc(newRs), { priority: updatePriority(oldRs, newRs) });
     },
     onDelete: (deleted) => this.replicaSetDeleted(finalStateOf(deleted)),
   };
 
   readonly podHandler: ResourceEventHandler<Pod> = {
-    onAdd: (pod) => this.podAdded(pod),
+    // Without the initial list's Pods at low priority, every ReplicaSet with Pods would be queued at normal.
+    onAdd: (pod, isInInitialList) => this.podAdded(pod, addPriority(isInInitialList)),
     onUpdate: (oldPod, newPod) => this.podUpdated(oldPod, newPod),
     onDelete: (deleted) => this.podDeleted(deleted),
   };
@@ -51,20 +56,20 @@ export class ReplicaSetEventHandlers {
     this.queue.add(key);
   }
 
-  private podAdded(pod: Pod): void {
+  private podAdded(pod: Pod, priority: Priority): void {
     // After a restart a Pod may first appear already being deleted: that is no creation.
-    if (pod.metadata?.deletionTimestamp) return this.podDeleted(pod);
+    if (pod.metadata?.deletionTimestamp) return this.podDeleted(pod, priority);
     const ref = controllerRefOf(pod);
     if (ref) {
       const rs = this.resolveControllerRef(pod, ref);
       if (!rs) return;
       const key = metaNamespaceKeyFunc(rs);
       this.expectations.creationObserved(key);
-      this.queue.add(key);
+      this.queue.add(key, { priority });
       return;
     }
     // An orphan: no ReplicaSet waits for it, but any that selects it may adopt it.
-    for (const rs of this.replicaSetsSelecting(pod)) this.queue.add(metaNamespaceKeyFunc(rs));
+    for (const rs of this.replicaSetsSelecting(pod)) this.queue.add(metaNamespaceKeyFunc(rs), { priority });
   }
 
   private podUpdated(oldPod: Pod, newPod: Pod): void {
@@ -99,7 +104,7 @@ export class ReplicaSetEventHandlers {
     }
   }
 
-  private podDeleted(deleted: Pod | DeletedFinalStateUnknown<Pod>): void {
+  private podDeleted(deleted: Pod | DeletedFinalStateUnknown<Pod>, priority: Priority = "normal"): void {
     // A tombstone's Pod may be stale; a label change it missed waits for the next resync.
     const pod = finalStateOf(deleted);
     const ref = controllerRefOf(pod);
@@ -108,7 +113,7 @@ export class ReplicaSetEventHandlers {
     if (!rs) return;
     const key = metaNamespaceKeyFunc(rs);
     this.expectations.deletionObserved(key, podKey(pod));
-    this.queue.add(key);
+    this.queue.add(key, { priority });
   }
 
   /** The cached ReplicaSet a controller reference points to: same name and UID, or none. */

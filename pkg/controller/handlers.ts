@@ -1,33 +1,48 @@
 // Event handlers that turn a watched resource's events into keys of the controller's queue
 // (controller-runtime's pkg/handler): the object's own key, its controller owner's key, or
 // whatever a map function says; and the filter that drops the events predicates reject.
+// As controller-runtime's handlers do with its priority queue, keys from an informer's initial list and from
+// resyncs are queued at low priority, those from live changes at normal: see pkg/workqueue/priority.ts.
 import { finalStateOf } from "../informer/deltas.ts";
-import type { ResourceEventHandler } from "../informer/event-handler.ts";
+import { isResync, type ResourceEventHandler } from "../informer/event-handler.ts";
 import { metaNamespaceKeyFunc } from "../informer/keys.ts";
 import { groupOf, type ResourceType } from "../kube/gvr.ts";
 import type { KubeObject } from "../kube/objects.ts";
 import { controllerRefOf } from "../kube/owner-references.ts";
+import type { AddOptions, Priority } from "../workqueue/priority.ts";
 import { passes, type Predicate } from "./predicates.ts";
 
 /** Where keys go. */
 export interface KeyQueue<K = string> {
-  add(key: K): void;
+  /** Default priority: "normal". */
+  add(key: K, options?: AddOptions): void;
   /** Reconciles `key` after `delayMs`, even if nothing changes meanwhile. */
-  addAfter(key: K, delayMs: number): void;
+  addAfter(key: K, delayMs: number, options?: AddOptions): void;
+}
+
+/** An add from the initial list replays existing state: low; an object created since is a live change: normal. */
+export function addPriority(isInInitialList: boolean): Priority {
+  return isInInitialList ? "low" : "normal";
+}
+
+/** A resync (same resourceVersion) replays the cached object: low; a real change: normal. */
+export function updatePriority(oldObj: KubeObject, newObj: KubeObject): Priority {
+  return isResync(oldObj, newObj) ? "low" : "normal";
 }
 
 /** Queues the keys `keysOf` returns for each event; an update queues those of the old and of the new state. */
 export function enqueueMapped<U extends KubeObject>(queue: KeyQueue, keysOf: (obj: U) => Iterable<string>): ResourceEventHandler<U> {
-  const enqueue = (obj: U) => {
-    for (const key of keysOf(obj)) queue.add(key);
+  const enqueue = (obj: U, priority: Priority) => {
+    for (const key of keysOf(obj)) queue.add(key, { priority });
   };
   return {
-    onAdd: (obj) => enqueue(obj),
+    onAdd: (obj, isInInitialList) => enqueue(obj, addPriority(isInInitialList)),
     onUpdate: (oldObj, newObj) => {
-      enqueue(oldObj);
-      enqueue(newObj);
+      const priority = updatePriority(oldObj, newObj);
+      enqueue(oldObj, priority);
+      enqueue(newObj, priority);
     },
-    onDelete: (deleted) => enqueue(finalStateOf(deleted)),
+    onDelete: (deleted) => enqueue(finalStateOf(deleted), "normal"),
   };
 }
 

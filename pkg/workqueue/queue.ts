@@ -1,6 +1,7 @@
 // client-go's basic workqueue (util/workqueue/queue.go). An item is "dirty" from add until get, and "processing" from
 // get until done. Adding a dirty item is a no-op, and an item added while processing waits until done, so duplicate
-// adds collapse and a key is never handed to two workers at once.
+// adds collapse and a key is never handed to two workers at once. Unlike client-go's, keys carry a priority (see
+// priority.ts): an add at a higher priority moves a queued key up, one at a lower priority leaves it where it is.
 import { type Clock, realClock } from "../clock/clock.ts";
 import { Fifo } from "../collections/fifo.ts";
 import {
@@ -9,12 +10,16 @@ import {
   createQueueMetrics,
   noopWorkqueueMetricsProvider,
 } from "./metrics.ts";
+import { type AddOptions, checkedPriority, higherOf, type Priority } from "./priority.ts";
+import { PriorityFifo } from "./priority-fifo.ts";
 
 export interface WorkQueueOptions {
   /** Metrics are labelled with this name; an unnamed queue emits none. */
   name?: string;
   clock?: Clock;
   metricsProvider?: WorkqueueMetricsProvider;
+  /** While low-priority keys wait, normal ones handed out in a row at most. Default: defaultNormalPerLow (9). */
+  normalPerLow?: number;
 }
 
 export type GetResult<T> = { item: T; shutdown: false } | { item: undefined; shutdown: true };
@@ -24,9 +29,11 @@ export class WorkQueue<T = string> {
   protected readonly clock: Clock;
   protected readonly metricsProvider: WorkqueueMetricsProvider;
   /** Dirty items that are not processing, in the order they will be handed out. */
-  private readonly queue = new Fifo<T>();
-  private readonly dirty = new Set<T>();
-  private readonly processing = new Set<T>();
+  private readonly queue: PriorityFifo<T>;
+  /** Items added and not yet handed out, with the priority they are (or will be, once done) queued at. */
+  private readonly dirty = new Map<T, Priority>();
+  /** Items handed out and not yet done, with the priority they were handed out at. */
+  private readonly processing = new Map<T, Priority>();
   /** Workers blocked in `get`; only non-empty while `queue` is empty. */
   private readonly getters = new Fifo<(result: GetResult<T>) => void>();
   private readonly drainWaiters: Array<() => void> = [];
@@ -38,19 +45,30 @@ export class WorkQueue<T = string> {
     this.clock = options.clock ?? realClock;
     this.metricsProvider = options.metricsProvider ?? noopWorkqueueMetricsProvider;
     this.metrics = createQueueMetrics<T>(this.metricsProvider, this.name, this.clock);
+    this.queue = new PriorityFifo<T>(options.normalPerLow);
   }
 
-  /** Marks `item` as needing processing. Ignored once the queue is shutting down. */
-  add(item: T): void {
-    if (this.isShuttingDown || this.dirty.has(item)) return;
+  /**
+   * Marks `item` as needing processing, at `options.priority` (default "normal"). An item already waiting keeps
+   * the higher of its two priorities. Ignored once the queue is shutting down.
+   */
+  add(item: T, options: AddOptions = {}): void {
+    if (this.isShuttingDown) return;
+    const priority = checkedPriority(options.priority ?? "normal");
+    const pending = this.dirty.get(item);
+    if (pending !== undefined) {
+      this.dirty.set(item, higherOf(pending, priority));
+      if (!this.processing.has(item)) this.queue.put(item, priority);
+      return;
+    }
     this.metrics.add(item);
-    this.dirty.add(item);
-    if (!this.processing.has(item)) this.enqueue(item);
+    this.dirty.set(item, priority);
+    if (!this.processing.has(item)) this.enqueue(item, priority);
   }
 
   /** Number of items waiting to be handed out (not counting those being processed). */
   len(): number {
-    return this.queue.length;
+    return this.queue.size;
   }
 
   /**
@@ -58,7 +76,7 @@ export class WorkQueue<T = string> {
    * `shutdown: true` means the queue is shut down and drained: the worker should stop.
    */
   get(): Promise<GetResult<T>> {
-    if (this.queue.length > 0) return Promise.resolve(this.handOut(this.queue.shift() as T));
+    if (this.queue.size > 0) return Promise.resolve(this.handOut(this.queue.shift() as T));
     if (this.isShuttingDown) return Promise.resolve({ item: undefined, shutdown: true });
     return new Promise((resolve) => this.getters.push(resolve));
   }
@@ -69,7 +87,8 @@ export class WorkQueue<T = string> {
     if (!this.processing.has(item)) return;
     this.metrics.done(item);
     this.processing.delete(item);
-    if (this.dirty.has(item)) this.enqueue(item);
+    const pending = this.dirty.get(item);
+    if (pending !== undefined) this.enqueue(item, pending);
     else if (this.processing.size === 0) this.releaseDrainWaiters();
   }
 
@@ -91,6 +110,11 @@ export class WorkQueue<T = string> {
     return this.isShuttingDown;
   }
 
+  /** The priority `item` was handed out at while it is being processed; undefined otherwise. */
+  protected priorityInProcess(item: T): Priority | undefined {
+    return this.processing.get(item);
+  }
+
   private beginShutdown(): void {
     this.isShuttingDown = true;
     this.metrics.stop();
@@ -100,15 +124,15 @@ export class WorkQueue<T = string> {
     }
   }
 
-  private enqueue(item: T): void {
+  private enqueue(item: T, priority: Priority): void {
     const getter = this.getters.shift();
     if (getter) getter(this.handOut(item));
-    else this.queue.push(item);
+    else this.queue.put(item, priority);
   }
 
   private handOut(item: T): GetResult<T> {
     this.metrics.get(item);
-    this.processing.add(item);
+    this.processing.set(item, this.dirty.get(item) ?? "normal");
     this.dirty.delete(item);
     return { item, shutdown: false };
   }

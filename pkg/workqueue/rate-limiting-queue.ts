@@ -1,6 +1,7 @@
 // client-go's rate-limiting queue (util/workqueue/rate_limiting_queue.go): a delaying queue whose retry delays come
 // from a RateLimiter.
 import { DelayingQueue } from "./delaying-queue.ts";
+import type { AddOptions } from "./priority.ts";
 import type { WorkQueueOptions } from "./queue.ts";
 import type { RateLimiter } from "./rate-limiters.ts";
 
@@ -12,9 +13,9 @@ export class RateLimitingQueue<T = string> extends DelayingQueue<T> {
     super(options);
   }
 
-  /** Adds `item` after the delay the rate limiter assigns it. */
-  addRateLimited(item: T): void {
-    this.addAfter(item, this.rateLimiter.when(item));
+  /** Adds `item` after the delay the rate limiter assigns it; the priority follows `addAfter`'s rule. */
+  addRateLimited(item: T, options: AddOptions = {}): void {
+    this.addAfter(item, this.rateLimiter.when(item), options);
   }
 
   /** Stops tracking `item`'s failures; it still has to be `done`. */
