@@ -21,6 +21,7 @@ export type { MapContext, MapFunc } from "./pkg/builder/map-func.ts";
 export { type CacheOptions, Controller, type ControllerOptions, type WatchOptions } from "./pkg/controller/controller.ts";
 export { controllerOwnerKey, enqueueMapped, type KeyQueue, ownKey } from "./pkg/controller/handlers.ts";
 export type { Reconciler } from "./pkg/controller/reconciler.ts";
+export type { AddOptions, Priority } from "./pkg/workqueue/priority.ts";
 export { generationChanged, labelsOrAnnotationsChanged, type Predicate, resourceVersionChanged } from "./pkg/controller/predicates.ts";
 export { type ReconcileResult, type RequeueAfter, TerminalError } from "./pkg/controller/reconciler.ts";
 export { ExpectedError } from "./pkg/errors/expected-error.ts";
@@ -33,6 +34,19 @@ export { ApiError, isAlreadyExists, isConflict, isForbidden, isInvalid, isNotFou
 export { apiVersionOf, type GroupVersionResource, groupOf, type ObjectOf, resources, resourceType, type ResourceType } from "./pkg/kube/gvr.ts";
 export type { KubeObject, ObjectMeta, OwnerReference, Wire } from "./pkg/kube/objects.ts";
 export { controllerRefOf, isControlledBy } from "./pkg/kube/owner-references.ts";
+
+// What most reconciles write with: a finalizer, server-side apply, owner references.
+export { finalizer, type FinalizerHandlers, hasFinalizer } from "./pkg/controller/finalizer.ts";
+export { apply, type ApplyConfiguration, type ApplyOptions, applyStatus, type DeepPartial } from "./pkg/kube/server-side-apply.ts";
+export {
+  AlreadyOwnedError,
+  controllerReference,
+  type Ownable,
+  ownerReference,
+  setControllerReference,
+  setOwnerReference,
+  type WithOwnerReferences,
+} from "./pkg/kube/controller-reference.ts";
 
 // Informers and their caches.
 export type { InformerScope, ResourceInformer, SharedInformerFactory } from "./pkg/informer/factory.ts";

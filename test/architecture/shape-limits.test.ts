@@ -15,10 +15,10 @@ describe("shape of pkg/builder, pkg/manager and the controller core", () => {
       return spans.filter((span) => span.lines > maxFunctionLines).map((span) => `${span.name} (${span.file}:${span.line}): ${span.lines} lines`);
     });
     expect(tooLong).toEqual([]);
-  });
+  }, 60_000);
 
   test("no `as unknown as` in pkg/builder, pkg/informer or pkg/controller", async () => {
     const counts = await withOneCompiler(() => countCasts(["pkg/builder", "pkg/informer", "pkg/controller"].map((dir) => join(repoRoot, dir))));
     expect(counts.flatMap((count) => count.sites)).toEqual([]);
-  });
+  }, 60_000);
 });
