@@ -2,14 +2,11 @@
 // the copies equal to it. Each copy is controlled by its Namespace (an ownerReference cannot
 // cross namespaces, a cluster-scoped owner can), so a copy edited or deleted by hand is repaired
 // at once. A finalizer on the source removes every copy before the source itself goes.
-import { controller, flagGroup, isNotFound, type ObjectOf, resources } from "kube-loom";
-
-type ConfigMap = ObjectOf<typeof resources.configMaps>;
+import { apply, controller, finalizer, flagGroup, isNotFound, resources, setControllerReference } from "kube-loom";
 
 export const sourceFlag = flagGroup("ConfigMap mirror").string("mirror-source", "default/shared-settings",
   "The ConfigMap, as namespace/name, to copy into every namespace labelled mirror.example.com/enabled=true.");
 const copyLabel = "mirror.example.com/copy";
-const finalizer = "mirror.example.com/copies";
 
 export const configMapMirror = controller("configmap-mirror")
   .flags(sourceFlag)
@@ -23,26 +20,25 @@ export const configMapMirror = controller("configmap-mirror")
     const [sourceNamespace = "", name = ""] = values.get(sourceFlag).split("/");
     const source = informer(resources.configMaps, { scope: { namespace: sourceNamespace, fieldSelector: `metadata.name=${name}` } });
     const copies = informer(resources.configMaps, { scope: { labelSelector: copyLabel } });
-    const configMaps = (namespace: string) => client.dynamic.resource<ConfigMap>(resources.configMaps, namespace);
-    const setFinalizers = (cm: ConfigMap, finalizers: string[]) =>
-      configMaps(sourceNamespace).patch(name, { metadata: { finalizers, resourceVersion: cm.metadata?.resourceVersion } }, "merge");
+    const deleteCopy = async (namespace: string) => {
+      await client.dynamic.resource(resources.configMaps, namespace).delete(name).catch((err: unknown) => {
+        if (!isNotFound(err)) throw err;
+      });
+    };
 
     return async ({ name: namespace, object }) => {
-      const original = source.lister.namespace(sourceNamespace).get(name);
-      const finalizers = original?.metadata?.finalizers ?? [];
       if (!object || namespace === sourceNamespace) return;
-      if (!original || original.metadata?.deletionTimestamp) {
-        await configMaps(namespace).delete(name).catch((err: unknown) => {
-          if (!isNotFound(err)) throw err;
-        });
-        // The last namespace to let go of its copy lets the source go.
-        const othersLeft = copies.lister.list().some((copy) => copy.metadata?.namespace !== namespace);
-        if (original && !othersLeft) await setFinalizers(original, finalizers.filter((f) => f !== finalizer));
-        return;
-      }
-      if (!finalizers.includes(finalizer)) await setFinalizers(original, [...finalizers, finalizer]);
-      const owner = { apiVersion: "v1", kind: "Namespace", name: namespace, uid: object.metadata?.uid ?? "", controller: true };
-      const copy = { metadata: { name, namespace, labels: { [copyLabel]: "true" }, ownerReferences: [owner] }, data: original.data ?? {} };
-      await configMaps(namespace).patch(name, { apiVersion: "v1", kind: "ConfigMap", ...copy }, "apply", { fieldManager: "configmap-mirror", force: true });
+      const original = source.lister.namespace(sourceNamespace).get(name);
+      if (!original) return deleteCopy(namespace);
+      return finalizer(client, resources.configMaps, "mirror.example.com/copies", original, {
+        apply: async ({ data }) => {
+          const copy = setControllerReference({ metadata: { name, namespace, labels: { [copyLabel]: "true" } }, data: data ?? {} }, object, resources.namespaces);
+          await apply(client, resources.configMaps, copy, { fieldManager: "configmap-mirror", force: true });
+        },
+        // Deleting the source takes every copy with it before the source goes.
+        cleanup: async () => {
+          await Promise.all(copies.lister.list().map((copy) => deleteCopy(copy.metadata?.namespace ?? "")));
+        },
+      });
     };
   });

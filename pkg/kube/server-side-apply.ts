@@ -1,0 +1,66 @@
+// Server-side apply for one typed resource: the caller states the fields it wants, the API
+// server merges them into the object (creating it if need be) and records the caller as their
+// manager. apiVersion and kind come from the resource, so an apply configuration holds only
+// what the controller means to own.
+import type { KubeClient } from "./client.ts";
+import { apiVersionOf, type ResourceType } from "./gvr.ts";
+import type { KubeObject } from "./objects.ts";
+
+/** Every field optional, at every depth: what an apply configuration may leave out. */
+export type DeepPartial<T> = T extends (infer U)[] ? DeepPartial<U>[] : T extends object ? { [K in keyof T]?: DeepPartial<T[K]> } : T;
+
+/** The fields of a `T` a controller applies: any subset, plus the name (and namespace, for a namespaced resource). */
+export type ApplyConfiguration<T extends KubeObject> = DeepPartial<T> & { metadata: { name: string; namespace?: string } };
+
+export interface ApplyOptions {
+  /** Who owns the applied fields; the API server requires one. */
+  fieldManager: string;
+  /** Take over fields another manager owns instead of failing with 409 Conflict (controllers usually want this). */
+  force?: boolean;
+  dryRun?: boolean;
+}
+
+/** Applies `configuration` to the object it names; returns the object as the API server stored it. */
+export function apply<T extends KubeObject>(
+  client: KubeClient,
+  resource: ResourceType<T>,
+  configuration: ApplyConfiguration<T>,
+  options: ApplyOptions,
+): Promise<T> {
+  return applyTo(client, resource, configuration, options, undefined);
+}
+
+/** Applies `configuration`'s status through the status subresource (the rest of it is ignored by the server). */
+export function applyStatus<T extends KubeObject>(
+  client: KubeClient,
+  resource: ResourceType<T>,
+  configuration: ApplyConfiguration<T>,
+  options: ApplyOptions,
+): Promise<T> {
+  return applyTo(client, resource, configuration, options, "status");
+}
+
+async function applyTo<T extends KubeObject>(
+  client: KubeClient,
+  resource: ResourceType<T>,
+  configuration: ApplyConfiguration<T>,
+  options: ApplyOptions,
+  subresource: string | undefined,
+): Promise<T> {
+  const { name, namespace } = configuration.metadata;
+  const what = `apply ${resource.kind} ${namespace ? `${namespace}/` : ""}${name}`;
+  if (!options.fieldManager) throw new Error(`${what}: fieldManager is empty; expected the name the applied fields are recorded under`);
+  if (resource.namespaced && !namespace) throw new Error(`${what}: metadata.namespace is empty; expected the namespace of this namespaced resource`);
+  if (!resource.namespaced && namespace) throw new Error(`${what}: metadata.namespace is "${namespace}"; expected none, ${resource.kind} is cluster-scoped`);
+  const apiVersion = apiVersionOf(resource);
+  const given = configuration as DeepPartial<KubeObject>;
+  if ((given.apiVersion ?? apiVersion) !== apiVersion || (given.kind ?? resource.kind) !== resource.kind) {
+    throw new Error(`${what}: the configuration says ${given.apiVersion ?? apiVersion} ${given.kind ?? resource.kind}; expected ${apiVersion} ${resource.kind}`);
+  }
+  return client.dynamic.resource<T>(resource, namespace).patch(name, { ...configuration, apiVersion, kind: resource.kind }, "apply", {
+    fieldManager: options.fieldManager,
+    ...(options.force !== undefined && { force: options.force }),
+    ...(options.dryRun !== undefined && { dryRun: options.dryRun }),
+    ...(subresource && { subresource }),
+  });
+}
