@@ -1,6 +1,8 @@
 // The resource a built controller reconciles: every event queues the object's own key, and the
 // reconcile reads the object from this cache. For a custom resource the builder can wait for
 // the CustomResourceDefinition first (see CrdGate): until it is established nothing is listed.
+// Once it is, the primary is followed wherever the CRD informer runs, on a warm standby too, so
+// a new leader finds its cache filled.
 import type { Controller } from "../controller/controller.ts";
 import { enqueueMapped, ownKey } from "../controller/handlers.ts";
 import type { ResourceInformer } from "../informer/factory.ts";
@@ -11,6 +13,9 @@ import type { Predicate } from "../controller/predicates.ts";
 import type { InformerScope } from "../informer/factory.ts";
 import type { FlagDefinition } from "../options/flag-definition.ts";
 import { CrdGate } from "./crd-gate.ts";
+
+/** Never aborts: the primary's informer runs until the factory shuts down, as the others do. */
+const untilShutdown = new AbortController().signal;
 
 export interface ForOptions<T extends KubeObject> {
   /** Which part of the collection (namespace, selectors); default: everything. */
@@ -42,6 +47,7 @@ export class PrimaryResource<T extends KubeObject> {
     }
     this.gate = new CrdGate(context.informers, primary.resource);
     core.waitFor(this.gate.informer);
+    void this.gate.wait(untilShutdown).then(() => this.connectOnce());
   }
 
   cached(key: string): T | undefined {
@@ -56,15 +62,22 @@ export class PrimaryResource<T extends KubeObject> {
   async connected(stop: AbortSignal): Promise<boolean> {
     const { gate } = this;
     if (!gate || this.cache) return true;
-    const { logger, informers } = this.context;
+    const { logger } = this.context;
     if (!gate.isEstablished) {
       logger.warn({ crd: gate.crdName }, `the ${gate.crdName} CustomResourceDefinition is not installed (or not established); the controller stays idle until it is`);
     }
     if (!(await gate.wait(stop))) return false;
-    logger.info({ crd: gate.crdName }, "CustomResourceDefinition established; starting");
-    this.connect();
-    informers.start(stop);
+    this.connectOnce();
     return true;
+  }
+
+  /** Watches the primary, once, and starts its informer with the others the factory runs. */
+  private connectOnce(): void {
+    const { gate, context } = this;
+    if (this.cache) return;
+    context.logger.info({ crd: gate?.crdName }, "CustomResourceDefinition established; starting");
+    this.connect();
+    context.informers.start(untilShutdown);
   }
 
   private connect(): void {

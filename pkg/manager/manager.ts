@@ -1,8 +1,10 @@
 // kube-loom's process lifecycle, modelled on kube-controller-manager with controller-runtime's
 // runnable groups and graceful shutdown:
-//   always:       HTTP server → (API server reachable) → event broadcaster → informers
-//                 → the runnables that need no leadership
-//   while leader: the controllers, each once its own caches have synced
+//   always:       HTTP server → (API server reachable) → event broadcaster → the Lease's informer
+//                 → informers (a warm standby's, --leader-elect-warm-standby) → the runnables
+//                 that need no leadership
+//   while leader: informers (if not started yet), then the controllers, each once its own
+//                 caches have synced
 // Services stop in the reverse order once the controllers have finished; a process that lost
 // its Lease skips that and exits at once.
 import { combinedReconcileObserver } from "../controller/reconcile-observer.ts";
@@ -13,6 +15,7 @@ import { loadClientConfig } from "../kube/client-config.ts";
 import { createKubeClient, type KubeClient, withRateLimit } from "../kube/client.ts";
 import { leaderElectionIdentity } from "../leaderelection/identity.ts";
 import type { EventRecorder } from "../events/recorder.ts";
+import type { InformerMetricsProvider } from "../informer/informer-metrics.ts";
 import type { Logger } from "../log/logger.ts";
 import { createMetricsRegistry } from "../metrics/registry.ts";
 import { restClientMetrics } from "../metrics/rest-client-metrics.ts";
@@ -31,6 +34,7 @@ import { emulatedKubernetesVersion, runtimeVersion, version } from "../version.t
 import type { ControllerDescriptor } from "./controller-descriptor.ts";
 import { createControllers } from "./create-controllers.ts";
 import { Leadership } from "./leadership.ts";
+import { leaderOnlyEvents } from "./leader-only-events.ts";
 import { type ExitReason, type RunControllers, runUntilTerminated } from "./run-controllers.ts";
 import { RunnableGroup } from "./runnable-group.ts";
 import { type ClientForController, serviceAccountClients } from "./service-account-clients.ts";
@@ -41,6 +45,8 @@ export type { ExitReason } from "./run-controllers.ts";
 
 /** How kube-loom names itself in /statusz, /flagz and version_info. */
 const componentName = "kube-loom";
+/** The `name` label of the informer_* metrics (kube-controller-manager's is its own name). */
+const informerMetricsName = "kube-loom";
 
 export class Manager {
   private readonly endpoints: HttpEndpoints;
@@ -48,6 +54,8 @@ export class Manager {
   private readonly recentEvents = new RecentEvents();
   private readonly status: StatusBoard;
   private readonly runnables: RunnableGroup;
+  /** The Lease's and the controllers' informer factories, for the status page. */
+  private readonly informerFactories: SharedInformerFactory[] = [];
 
   constructor(
     private readonly options: Options,
@@ -74,10 +82,13 @@ export class Manager {
       },
       flags: options.values.texts(),
     };
-    this.runnables = new RunnableGroup(this.endpoints, logger);
+    this.runnables = new RunnableGroup(this.endpoints, logger, { warmStandby: options.warmStandby });
     // Not ready from the first request on: the server answers before the API server is even reached.
     this.endpoints.readyz.add(this.runnables.readinessCheck());
-    this.status.attach({ controllers: () => this.runnables.statusReports() });
+    this.status.attach({
+      controllers: () => this.runnables.statusReports(),
+      informers: () => this.informerFactories.flatMap((factory) => factory.list()),
+    });
   }
 
   /**
@@ -123,20 +134,28 @@ export class Manager {
   ): Promise<ExitReason> {
     const { options, logger } = this;
     const events = await this.startEvents(client, services);
-    const informers = this.informerFactory(client);
-    const leadership = options.leaderElection.enabled ? this.leadership(client, events, informers) : undefined;
-    const controllers = await createControllers(options.enabledControllers, this.descriptors, this.controllerContext(informers, events), {
+    const informerMetrics = new PrometheusInformerMetricsProvider(this.endpoints.metrics);
+    const leadership = options.leaderElection.enabled ? await this.leadership(client, events, services, informerMetrics) : undefined;
+    const informers = this.informerFactory(client, informerMetrics);
+    // The controllers' writes, Events included, go through only while this process is sure it leads (see assertLeading).
+    const writeGuard = leadership && (() => leadership.assertLeading());
+    const context = this.controllerContext(informers, writeGuard ? leaderOnlyEvents(events, writeGuard) : events);
+    const controllers = await createControllers(options.enabledControllers, this.descriptors, context, {
       client,
       connection: options.connection,
       clientFor,
-      // The controllers' writes go through only while this process is sure it leads (see assertLeading).
-      writeGuard: leadership && (() => leadership.assertLeading()),
+      writeGuard,
     });
     this.runnables.register(controllers);
-    await services.start(informersService(informers));
+    const startInformers = () => services.start(informersService("informers", informers));
+    // A warm standby fills its caches while it waits; otherwise they start once this process leads, as kube-controller-manager's do.
+    if (options.warmStandby) await startInformers();
 
     const always = this.runnables.run(false, terminate, terminate);
-    const whileLeading: RunControllers = (stop, abort) => this.runnables.run(true, stop, abort);
+    const whileLeading: RunControllers = async (stop, abort) => {
+      if (!options.warmStandby) await startInformers();
+      await this.runnables.run(true, stop, abort);
+    };
     const reason = leadership
       ? await leadership.run(whileLeading, terminate)
       : await runUntilTerminated(whileLeading, terminate, options.controllerShutdownTimeoutMs, logger);
@@ -157,7 +176,7 @@ export class Manager {
     return broadcaster.newRecorder();
   }
 
-  private informerFactory(client: KubeClient): SharedInformerFactory {
+  private informerFactory(client: KubeClient, metrics: InformerMetricsProvider): SharedInformerFactory {
     const { connection, minResyncPeriodMs } = this.options;
     // As in kube-controller-manager, metadata-only informers (the garbage collector's monitors) list
     // through a client of their own, so their start-up burst is not spent by the other informers'.
@@ -167,17 +186,28 @@ export class Manager {
       // kube-controller-manager's resync: random in [min-resync-period, 2 × min-resync-period), once per factory.
       defaultResyncMs: minResyncPeriodMs * (1 + Math.random()),
       logger: this.logger,
-      metrics: { provider: new PrometheusInformerMetricsProvider(this.endpoints.metrics), name: "kube-loom" },
+      metrics: { provider: metrics, name: informerMetricsName },
     });
-    this.status.attach({ informers: () => informers.list() });
+    this.informerFactories.push(informers);
     return informers;
   }
 
-  /** The Lease campaign, following the Lease through the informers, with its health check and status. */
-  private leadership(client: KubeClient, events: EventRecorder, informers: SharedInformerFactory): Leadership {
+  /**
+   * The Lease campaign, with its health check and status. The Lease is followed through an
+   * informer of its own, started here: it runs on every replica, before any of the controllers' informers.
+   */
+  private async leadership(client: KubeClient, events: EventRecorder, services: ServiceGroup, metrics: InformerMetricsProvider): Promise<Leadership> {
     const { options, identity, logger } = this;
     const leadership = new Leadership({ options, client, identity, events, metrics: this.endpoints.metrics, logger });
-    leadership.followLease(informers);
+    const lease = new SharedInformerFactory({
+      listerWatcherFor: (gvr, scope) => client.dynamic.listerWatcher(gvr, scope),
+      defaultResyncMs: 0,
+      logger,
+      metrics: { provider: metrics, name: informerMetricsName },
+    });
+    leadership.followLease(lease);
+    this.informerFactories.push(lease);
+    await services.start(informersService("lease-informer", lease));
     this.endpoints.healthz.add(leadership.healthCheck);
     this.endpoints.livez.add(leadership.healthCheck);
     this.status.attach({ leaderElection: () => leadership.status() });
@@ -226,11 +256,11 @@ export class Manager {
   }
 }
 
-/** The informers run on every replica, leader or not, from the moment the controllers have asked for theirs. */
-function informersService(informers: SharedInformerFactory): Service {
+/** Runs a factory's informers until the services stop; started once its informers have been asked for. */
+function informersService(name: string, informers: SharedInformerFactory): Service {
   const stop = new AbortController();
   return {
-    name: "informers",
+    name,
     start: () => informers.start(stop.signal),
     stop: async () => {
       stop.abort();

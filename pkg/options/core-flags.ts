@@ -66,6 +66,11 @@ export const resourceNameFlag = leaderElection.string("leader-elect-resource-nam
 
 export const resourceNamespaceFlag = leaderElection.string("leader-elect-resource-namespace", "kube-system", "Namespace of the Lease the election is held on.");
 
+// kube-controller-manager has no such setting: it starts its informers only once elected.
+// controller-runtime's EnableWarmup does the same for its controllers' sources.
+export const warmStandbyFlag = leaderElection.bool("leader-elect-warm-standby", true,
+  "A standby fills and follows the caches of its controllers while it waits for the Lease, so it reconciles as soon as it takes over, without listing again; it writes nothing until then. Costs the memory of those caches on every replica. false: start the informers only once this process leads.");
+
 export const kubeconfigFlag = misc.string("kubeconfig", "", "kubeconfig file naming the API server and the credentials to reach it.");
 
 export const masterFlag = misc.string("master", "", "API server URL; replaces the server the kubeconfig names.");
@@ -104,6 +109,7 @@ export const coreFlags: readonly FlagDefinition[] = [
   resourceLockFlag,
   resourceNameFlag,
   resourceNamespaceFlag,
+  warmStandbyFlag,
   ...servingFlags,
   ...delegatedAuthFlags,
   kubeconfigFlag,

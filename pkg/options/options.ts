@@ -22,6 +22,7 @@ import {
   shutdownGracePeriodFlag,
   useServiceAccountCredentialsFlag,
   verbosityFlag,
+  warmStandbyFlag,
 } from "./core-flags.ts";
 import type { FlagValues } from "./flag-values.ts";
 import { validateLeaderElection, type LeaderElectionOptions } from "./leader-election-validation.ts";
@@ -54,6 +55,8 @@ export interface Options {
   /** Each controller acts as its own ServiceAccount (in the leader election namespace). */
   useServiceAccountCredentials: boolean;
   leaderElection: LeaderElectionOptions;
+  /** A standby runs its informers before it leads (--leader-elect-warm-standby); otherwise they start once it leads. */
+  warmStandby: boolean;
   serving: ServingOptions;
   connection: ConnectionOptions;
   logging: LoggingOptions;
@@ -81,6 +84,7 @@ export function readOptions(values: FlagValues, enabledControllers: readonly str
     apiserverWaitTimeoutMs: values.get(apiserverWaitTimeoutFlag),
     useServiceAccountCredentials: values.get(useServiceAccountCredentialsFlag),
     leaderElection,
+    warmStandby: values.get(warmStandbyFlag),
     serving: readServingOptions(values),
     connection: {
       kubeconfig: unlessEmpty(values.get(kubeconfigFlag)),
