@@ -10,7 +10,7 @@ import type { KubeObject } from "../../pkg/kube/objects.ts";
 import { parseMicroTime } from "../../pkg/kube/micro-time.ts";
 import { ControlPlane } from "../controlplane/control-plane.ts";
 import { waitUntil } from "../support/eventually.ts";
-import { buildKubeLoom, KubeLoomProcess } from "../support/kube-loom-binary.ts";
+import { buildKubeLoom, isLeading, KubeLoomProcess } from "../support/kube-loom-binary.ts";
 import { TcpProxy } from "../support/tcp-proxy.ts";
 import { fastClient } from "./informer-fixtures.ts";
 
@@ -73,11 +73,6 @@ async function startInstance(lease: string, log: string, kubeconfig = controlPla
   processes.push(instance);
   await instance.waitFor("/readyz");
   return instance;
-}
-
-async function isLeading(instance: KubeLoomProcess): Promise<boolean> {
-  const metrics = await fetch(`${instance.url}/metrics`).then((r) => r.text(), () => "");
-  return /^leader_election_master_status\{name="[^"]+"\} 1$/m.test(metrics);
 }
 
 async function leaseSpec(name: string): Promise<{ holderIdentity?: string; renewTime?: string; leaseTransitions?: number }> {

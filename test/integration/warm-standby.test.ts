@@ -14,7 +14,7 @@ import type { InformerStatus } from "../../pkg/status/status-snapshot.ts";
 import { ControlPlane } from "../controlplane/control-plane.ts";
 import { apply, createNamespace, kubectl, replicaSetManifest, waitForStatus } from "../replicaset/replicaset-fixture.ts";
 import { waitUntil } from "../support/eventually.ts";
-import { buildKubeLoom, KubeLoomProcess } from "../support/kube-loom-binary.ts";
+import { buildKubeLoom, isLeading, KubeLoomProcess } from "../support/kube-loom-binary.ts";
 import { fastClient } from "./informer-fixtures.ts";
 
 /** Short enough that a kill -9 takeover takes seconds, valid by client-go's rules. */
@@ -100,11 +100,6 @@ async function replica(user: string, lease: string, extraArgs: string[] = []): P
   processes.push(instance);
   await instance.waitFor("/healthz");
   return instance;
-}
-
-async function isLeading(instance: KubeLoomProcess): Promise<boolean> {
-  const metrics = await fetch(`${instance.url}/metrics`).then((r) => r.text(), () => "");
-  return /^leader_election_master_status\{name="[^"]+"\} 1$/m.test(metrics);
 }
 
 async function informers(instance: KubeLoomProcess): Promise<InformerStatus[]> {

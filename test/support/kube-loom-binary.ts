@@ -165,3 +165,9 @@ export class KubeLoomProcess {
     return this.daemon.exitCode ?? 128;
   }
 }
+
+/** Whether the process says it leads (its leader_election_master_status gauge); false while it does not answer. */
+export async function isLeading(instance: KubeLoomProcess): Promise<boolean> {
+  const metrics = await fetch(`${instance.url}/metrics`).then((r) => r.text(), () => "");
+  return /^leader_election_master_status\{name="[^"]+"\} 1$/m.test(metrics);
+}
