@@ -1,7 +1,10 @@
 // Builds kube-apiserver, etcd (and on request kube-controller-manager, kube-scheduler and kwok)
-// from the pinned Go modules under tools/, caching them in .cache/bin/ by version.
+// from the pinned Go modules under tools/, caching them in .cache/bin/ by version. This needs Go,
+// so it is the project's own way to get them; kube-loom/testing's users bring theirs the way
+// envtest's do (pkg/testing/binary-assets.ts).
 import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
+import type { ControlPlaneBinaries } from "../../pkg/testing/binary-assets.ts";
 import { withBuildLock } from "./build-lock.ts";
 import { dyingWithThisProcess } from "./daemon-process.ts";
 
@@ -38,9 +41,7 @@ export const KUBERNETES_MINOR = Number(KUBERNETES_VERSION.split(".")[1]);
 const repoRoot = resolve(import.meta.dir, "../..");
 export const binaryCacheDir = join(repoRoot, ".cache", "bin");
 
-export interface Binaries {
-  kubeApiserver: string;
-  etcd: string;
+export interface Binaries extends ControlPlaneBinaries {
   kubeControllerManager?: string;
   kubeScheduler?: string;
   kwok?: string;
