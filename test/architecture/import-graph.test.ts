@@ -15,7 +15,8 @@ const shipped = ["mod.ts", "cmd", "controllers", "pkg"];
  * placed here before anything imports it. Leaves hold what many layers share: interfaces (health),
  * stand-ins (noop) and tables (tls). What a layer reports, it reports to an interface it owns
  * (a metrics provider, an observer); pkg/metrics and pkg/status implement those from above.
- * The builder makes the manager's controller descriptors, so it sits on top of the manager.
+ * The builder makes the manager's controller descriptors, so it sits on top of the manager;
+ * kube-loom/testing runs descriptors as the manager would, on top of everything.
  */
 const pkgLayers: readonly (readonly string[])[] = [
   ["errors", "clock", "collections", "eventloop", "labels", "noop", "version.ts"],
@@ -30,6 +31,7 @@ const pkgLayers: readonly (readonly string[])[] = [
   ["server"],
   ["manager"],
   ["builder"],
+  ["testing"],
 ];
 
 function sourceFiles(path: string): string[] {
