@@ -61,8 +61,25 @@ export function resourceType<T extends KubeObject>(resource: Omit<ResourceType, 
   return resource;
 }
 
-/** The built-in resources kube-loom's own controllers use, typed with client-node's models as they arrive on the wire. */
-export const resources = {
+/**
+ * The built-in resources kube-loom's own controllers use, typed with client-node's models as they arrive on the wire.
+ * Declared rather than inferred, so the published declarations name `Wire<V1Pod>` instead of spelling the model out
+ * (and a project compiled with exactOptionalPropertyTypes works the model out under its own settings).
+ */
+export interface BuiltinResources {
+  pods: ResourceType<Wire<V1Pod>>;
+  configMaps: ResourceType<Wire<V1ConfigMap>>;
+  secrets: ResourceType<Wire<V1Secret>>;
+  serviceAccounts: ResourceType<Wire<V1ServiceAccount>>;
+  namespaces: ResourceType<Wire<V1Namespace>>;
+  events: ResourceType<Wire<EventsV1Event>>;
+  replicaSets: ResourceType<Wire<V1ReplicaSet>>;
+  deployments: ResourceType<Wire<V1Deployment>>;
+  leases: ResourceType<Wire<V1Lease>>;
+  customResourceDefinitions: ResourceType<Wire<V1CustomResourceDefinition>>;
+}
+
+export const resources: BuiltinResources = {
   pods: resourceType<Wire<V1Pod>>({ group: "", version: "v1", resource: "pods", kind: "Pod", namespaced: true }),
   configMaps: resourceType<Wire<V1ConfigMap>>({ group: "", version: "v1", resource: "configmaps", kind: "ConfigMap", namespaced: true }),
   secrets: resourceType<Wire<V1Secret>>({ group: "", version: "v1", resource: "secrets", kind: "Secret", namespaced: true }),
