@@ -1,5 +1,6 @@
 // Waits for asynchronous machinery (promise chains, async loops) to reach a state, polling on
 // real macrotask turns: fast when the state comes quickly, a clear failure when it never does.
+import { eventually as untilPasses } from "../../pkg/testing/eventually.ts";
 
 /** Resolves once `condition` holds; rejects after `timeoutMs` of real time. */
 export async function eventually(condition: () => boolean, what = "condition", timeoutMs = 2000): Promise<void> {
@@ -15,16 +16,12 @@ export async function settle(turns = 5): Promise<void> {
   for (let i = 0; i < turns; i++) await new Promise((resolve) => setTimeout(resolve, 0));
 }
 
-/** Polls an asynchronous condition (e.g. one that asks the API server) until it holds. */
+/** Polls an asynchronous condition (e.g. one that asks the API server) until it holds: kube-loom/testing's eventually. */
 export async function waitUntil(
   condition: () => boolean | Promise<boolean>,
   what: string,
   timeoutMs = 60_000,
   intervalMs = 100,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
+  await untilPasses(condition, { message: what, timeoutMs, intervalMs });
 }

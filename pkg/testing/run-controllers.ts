@@ -1,0 +1,128 @@
+// Runs controllers in the test's own process against a real API server, with the machinery the
+// manager gives them: one informer factory, an Event broadcaster writing to the API server, each
+// controller's client by its descriptor's policy, Prometheus metrics and the controllers' flags.
+// No leader election: every controller runs at once, as with --leader-elect=false.
+import { Registry } from "prom-client";
+import { EventBroadcaster } from "../events/broadcaster.ts";
+import { KubeEventSink } from "../events/kube-event-sink.ts";
+import { SharedInformerFactory } from "../informer/factory.ts";
+import { describeUnsynced, unsyncedSources, waitForNamedCacheSync } from "../informer/wait-for-cache-sync.ts";
+import type { KubeClient } from "../kube/client.ts";
+import { leaderElectionIdentity } from "../leaderelection/identity.ts";
+import { type Logger, silentLogger } from "../log/logger.ts";
+import type { ControllerContext, ControllerDescriptor } from "../manager/controller-descriptor.ts";
+import { createControllers } from "../manager/create-controllers.ts";
+import { drain } from "../manager/run-controllers.ts";
+import type { Runnable } from "../manager/runnable.ts";
+import { PrometheusInformerMetricsProvider } from "../metrics/informer-metrics.ts";
+import { prometheusReconcileMetrics } from "../metrics/reconcile-metrics.ts";
+import { PrometheusWorkqueueMetricsProvider } from "../metrics/workqueue-metrics.ts";
+import { controllerFlagValues } from "./controller-flags.ts";
+
+export interface RunOptions {
+  /** The controllers' own flags as on the command line, e.g. `["--mirror-source=team-a/settings"]`. */
+  flags?: readonly string[];
+  /** Where the controllers log. Default: nowhere. */
+  logger?: Logger;
+  /** How long `run` waits for the controllers' caches to sync. Default 60 s. */
+  syncTimeoutMs?: number;
+  /** How long `stop` lets in-flight reconciles finish before abandoning them (--controller-shutdown-timeout). Default 30 s. */
+  shutdownTimeoutMs?: number;
+}
+
+export interface RunningControllers {
+  /** The registry the controllers report to: workqueue_*, controller_runtime_reconcile_*, informer_* and their own. */
+  readonly metrics: Registry;
+  /** Stops the controllers (in-flight reconciles finish first), their informers and the Event writer; rethrows a controller's failure. */
+  stop(): Promise<void>;
+}
+
+/** kube-loom's client rate limit in tests: as envtest's, high enough never to be what a test waits for. */
+export const TEST_CLIENT_RATE = { qps: 1000, burst: 2000 } as const;
+
+const DEFAULT_SYNC_TIMEOUT_MS = 60_000;
+const DEFAULT_SHUTDOWN_TIMEOUT_MS = 30_000;
+
+/** Builds and starts `descriptors`; resolves once every controller's caches have synced and its workers run. */
+export async function runControllers(client: KubeClient, descriptors: readonly ControllerDescriptor[], options: RunOptions = {}): Promise<RunningControllers> {
+  const logger = options.logger ?? silentLogger;
+  const values = controllerFlagValues(descriptors, options.flags ?? []);
+  const metrics = new Registry();
+  const informers = new SharedInformerFactory({
+    listerWatcherFor: (gvr, scope) => client.dynamic.listerWatcher(gvr, scope),
+    // No periodic resync: the manager's comes after 12 h at the earliest (--min-resync-period), past any test.
+    defaultResyncMs: 0,
+    logger,
+    metrics: { provider: new PrometheusInformerMetricsProvider(metrics), name: "kube-loom" },
+  });
+  const identity = leaderElectionIdentity();
+  const broadcaster = new EventBroadcaster({ sink: new KubeEventSink(client), reportingInstance: identity, logger });
+  broadcaster.start();
+  const context: Omit<ControllerContext, "client"> = {
+    informers,
+    events: broadcaster.newRecorder(),
+    logger,
+    metrics,
+    workqueueMetrics: new PrometheusWorkqueueMetricsProvider(metrics),
+    reconcileObserver: prometheusReconcileMetrics(metrics),
+    values,
+    identity,
+  };
+  const stop = new AbortController();
+  const shutDown = async () => {
+    stop.abort();
+    await informers.shutdown();
+    await broadcaster.shutdown();
+  };
+  try {
+    const names = descriptors.map((descriptor) => descriptor.name);
+    const runnables = await createControllers(names, descriptors, context, { client, connection: TEST_CLIENT_RATE });
+    informers.start(stop.signal);
+    await waitForCaches(runnables, options.syncTimeoutMs ?? DEFAULT_SYNC_TIMEOUT_MS);
+    return started(runnables, stop, shutDown, { metrics, logger, shutdownTimeoutMs: options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS });
+  } catch (error) {
+    await shutDown();
+    throw error;
+  }
+}
+
+function started(
+  runnables: readonly Runnable[],
+  stop: AbortController,
+  shutDown: () => Promise<void>,
+  settings: { metrics: Registry; logger: Logger; shutdownTimeoutMs: number },
+): RunningControllers {
+  const abort = new AbortController();
+  const failures: unknown[] = [];
+  const finished = Promise.all(
+    runnables.map((runnable) =>
+      runnable.start(stop.signal, abort.signal).catch((error: unknown) => {
+        failures.push(new Error(`controller ${runnable.name} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
+      }),
+    ),
+  ).then(() => undefined);
+  let stopped: Promise<void> | undefined;
+  return {
+    metrics: settings.metrics,
+    stop() {
+      stopped ??= (async () => {
+        stop.abort();
+        await drain(finished, abort, settings.shutdownTimeoutMs, settings.logger);
+        await shutDown();
+        if (failures.length > 0) throw failures[0];
+      })();
+      return stopped;
+    },
+  };
+}
+
+/** Waits for every controller's caches, or fails naming those that have not synced and why. */
+async function waitForCaches(runnables: readonly Runnable[], timeoutMs: number): Promise<void> {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  for (const runnable of runnables) {
+    const caches = runnable.caches ?? [];
+    if (await waitForNamedCacheSync(runnable.name, caches, timeout)) continue;
+    const waiting = describeUnsynced(unsyncedSources(caches)).join("; ");
+    throw new Error(`controller ${runnable.name}: caches not synced after ${timeoutMs} ms: ${waiting}`);
+  }
+}
