@@ -4,10 +4,11 @@
 //
 //   import { builtinControllers, controller, resources, runCommand } from "kube-loom";
 //   const mine = controller("mine").for(resources.configMaps).complete(() => async ({ object }) => { … });
-//   process.exit(await runCommand(process.argv.slice(2), [...builtinControllers, mine]));
+//   process.exit(await runCommand(process.argv.slice(2), [...builtinControllers, mine], { name: "my-manager", version: "1.0.0" }));
 
 // The command: flags, leader election, health and metrics, exit codes.
 export { runCommand } from "./pkg/manager/run-command.ts";
+export type { Program } from "./pkg/options/program.ts";
 export type { ClientPolicy, ControllerContext, ControllerDescriptor } from "./pkg/manager/controller-descriptor.ts";
 export type { Runnable } from "./pkg/manager/runnable.ts";
 

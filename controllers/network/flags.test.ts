@@ -4,7 +4,7 @@ import { parseCommandLine } from "../../pkg/options/parse-command-line.ts";
 import { networkControllerDescriptor } from "./descriptor.ts";
 import { concurrentNetworkSyncsFlag, networkProviderFlag, networkResyncPeriodFlag, neutronAuthTypeFlag, neutronCredentialsSecretFlag } from "./flags.ts";
 
-const parse = (argv: string[]) => parseCommandLine(argv, { controllers: [networkControllerDescriptor], version: "0.0.0" });
+const parse = (argv: string[]) => parseCommandLine(argv, { controllers: [networkControllerDescriptor], program: { name: "kube-loom", version: "0.0.0" } });
 
 describe("network controller flags", () => {
   test("defaults: memory provider, 5 workers, 5 minute resync", () => {

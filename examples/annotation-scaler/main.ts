@@ -3,4 +3,4 @@
 import { runCommand } from "kube-loom";
 import { annotationScaler } from "./controller.ts";
 
-process.exit(await runCommand(process.argv.slice(2), [annotationScaler]));
+process.exit(await runCommand(process.argv.slice(2), [annotationScaler], { name: "annotation-scaler", version: "0.1.0" }));

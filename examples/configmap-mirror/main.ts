@@ -3,4 +3,4 @@
 import { runCommand } from "kube-loom";
 import { configMapMirror } from "./controller.ts";
 
-process.exit(await runCommand(process.argv.slice(2), [configMapMirror]));
+process.exit(await runCommand(process.argv.slice(2), [configMapMirror], { name: "configmap-mirror", version: "0.1.0" }));

@@ -1,7 +1,7 @@
 // The Kubernetes client kube-loom's components share: one rate limiter, one transport, a
 // dynamic client and discovery on top, and client-node's typed clients on request.
 import { TokenBucket } from "../flowcontrol/token-bucket.ts";
-import { version } from "../version.ts";
+import { kubeLoomProgram, type ProgramIdentity, version } from "../version.ts";
 import type { ClientConfig } from "./client-config.ts";
 import { DiscoveryClient } from "./discovery.ts";
 import { DynamicClient } from "./dynamic-client.ts";
@@ -16,6 +16,8 @@ export interface KubeClientOptions {
   burst: number;
   /** Per-request timeout in ms (--kube-api-timeout). */
   timeoutMs: number;
+  /** Who sends the requests, first in the user agent; kube-loom itself by default. */
+  program?: ProgramIdentity;
   /** Added to the user agent, like client-go's component name. */
   component?: string;
   observer?: RequestObserver;
@@ -25,6 +27,8 @@ export interface KubeClientOptions {
 
 export interface KubeClient {
   config: ClientConfig;
+  /** The program the user agent names; clients derived from this one name it too. */
+  program: ProgramIdentity;
   rest: RestClient;
   dynamic: DynamicClient;
   discovery: DiscoveryClient;
@@ -37,21 +41,28 @@ export interface KubeClient {
 
 export const defaultClientOptions = { qps: 20, burst: 30, timeoutMs: 30_000 } as const;
 
-export function userAgent(component?: string): string {
+/**
+ * client-go's shape, `<program>/<version> (<os>/<arch>) kubernetes/<commit>[/<component>]`, with
+ * the runtime beside the platform and kube-loom's version where client-go names its source:
+ * `configmap-mirror/v1.2.0 (linux/amd64; bun) kube-loom/v0.1.0/leader-election`. The API server
+ * records the part before the first "/" as the field manager of what the program writes.
+ */
+export function userAgent(program: ProgramIdentity, component?: string): string {
   const platform = `${process.platform}/${process.arch === "x64" ? "amd64" : process.arch}`;
-  return `kube-loom/${version} (${platform}) ${currentRuntime()}${component ? ` ${component}` : ""}`;
+  return `${program.name}/${program.version} (${platform}; ${currentRuntime()}) kube-loom/${version}${component ? `/${component}` : ""}`;
 }
 
 export async function createKubeClient(config: ClientConfig, options: KubeClientOptions = defaultClientOptions): Promise<KubeClient> {
+  const program = options.program ?? kubeLoomProgram;
   const rest = new RestClient({
     config,
     fetch: options.fetch ?? (await createFetch(config.tls)),
     throttle: new TokenBucket(options.qps, options.burst),
-    userAgent: userAgent(options.component),
+    userAgent: userAgent(program, options.component),
     timeoutMs: options.timeoutMs,
     ...(options.observer ? { observer: options.observer } : {}),
   });
-  return clientOver(config, rest);
+  return clientOver(config, program, rest);
 }
 
 /**
@@ -60,19 +71,20 @@ export async function createKubeClient(config: ClientConfig, options: KubeClient
  * `component` is added to the user agent, so the API server's logs tell the clients apart.
  */
 export function withRateLimit(client: KubeClient, qps: number, burst: number, component?: string): KubeClient {
-  const agent = component === undefined ? undefined : userAgent(component);
-  return clientOver(client.config, client.rest.withThrottle(new TokenBucket(qps, burst), agent));
+  const agent = component === undefined ? undefined : userAgent(client.program, component);
+  return clientOver(client.config, client.program, client.rest.withThrottle(new TokenBucket(qps, burst), agent));
 }
 
 /** The same client, refusing every write that `guard` throws for (the controllers' clients while leading). */
 export function withWriteGuard(client: KubeClient, guard: () => void): KubeClient {
-  return clientOver(client.config, client.rest.withWriteGuard(guard));
+  return clientOver(client.config, client.program, client.rest.withWriteGuard(guard));
 }
 
-function clientOver(config: ClientConfig, rest: RestClient): KubeClient {
+function clientOver(config: ClientConfig, program: ProgramIdentity, rest: RestClient): KubeClient {
   let typed: Promise<TypedClients> | undefined;
   return {
     config,
+    program,
     rest,
     dynamic: new DynamicClient(rest),
     discovery: new DiscoveryClient(rest),

@@ -30,7 +30,7 @@ import { startSecureServing } from "../server/secure-serving.ts";
 import { serve, type RunningServer } from "../server/serve.ts";
 import { RecentEvents } from "../status/recent-events.ts";
 import { StatusBoard } from "../status/status-board.ts";
-import { emulatedKubernetesVersion, runtimeVersion, version } from "../version.ts";
+import { emulatedKubernetesVersion, type ProgramIdentity, runtimeVersion } from "../version.ts";
 import type { ControllerDescriptor } from "./controller-descriptor.ts";
 import { createControllers } from "./create-controllers.ts";
 import { Leadership } from "./leadership.ts";
@@ -43,11 +43,6 @@ import { waitForApiServer } from "./wait-for-apiserver.ts";
 
 export type { ExitReason } from "./run-controllers.ts";
 
-/** How kube-loom names itself in /statusz, /flagz and version_info. */
-const componentName = "kube-loom";
-/** The `name` label of the informer_* metrics (kube-controller-manager's is its own name). */
-const informerMetricsName = "kube-loom";
-
 export class Manager {
   private readonly endpoints: HttpEndpoints;
   private readonly identity = leaderElectionIdentity();
@@ -57,14 +52,21 @@ export class Manager {
   /** The Lease's and the controllers' informer factories, for the status page. */
   private readonly informerFactories: SharedInformerFactory[] = [];
 
+  /**
+   * `program` names the process wherever it names itself: /statusz, version_info, the informer_*
+   * metrics' `name` label (kube-controller-manager puts its own name there too), the reporting
+   * controller of its Events and the user agent of its requests.
+   */
   constructor(
+    private readonly program: ProgramIdentity,
     private readonly options: Options,
     private readonly descriptors: readonly ControllerDescriptor[],
     private readonly logger: Logger,
   ) {
     const metrics = createMetricsRegistry();
+    const { name, version } = program;
     const binaryVersion = version.replace(/^v/, "");
-    versionInfoMetric(metrics, { component: componentName, binary: binaryVersion, emulation: emulatedKubernetesVersion });
+    versionInfoMetric(metrics, { component: name, binary: binaryVersion, emulation: emulatedKubernetesVersion });
     this.status = new StatusBoard({ process: { identity: this.identity, version, startedAt: Date.now() }, metrics, events: this.recentEvents });
     this.endpoints = {
       healthz: new HealthCheckSet(),
@@ -74,7 +76,7 @@ export class Manager {
       status: this.status,
       debugRoutes: [],
       component: {
-        name: componentName,
+        name,
         startedAt: performance.timeOrigin,
         binaryVersion,
         emulationVersion: emulatedKubernetesVersion,
@@ -103,6 +105,7 @@ export class Manager {
       qps: options.connection.qps,
       burst: options.connection.burst,
       timeoutMs: options.connection.requestTimeoutMs,
+      program: this.program,
       observer: restClientMetrics(this.endpoints.metrics),
     };
     const client = await createKubeClient(clientConfig, clientOptions);
@@ -173,7 +176,7 @@ export class Manager {
       observer: recentEvents,
     });
     await services.start({ name: "events", start: () => broadcaster.start(), stop: () => broadcaster.shutdown() });
-    return broadcaster.newRecorder();
+    return broadcaster.newRecorder(this.program.name);
   }
 
   private informerFactory(client: KubeClient, metrics: InformerMetricsProvider): SharedInformerFactory {
@@ -186,7 +189,7 @@ export class Manager {
       // kube-controller-manager's resync: random in [min-resync-period, 2 × min-resync-period), once per factory.
       defaultResyncMs: minResyncPeriodMs * (1 + Math.random()),
       logger: this.logger,
-      metrics: { provider: metrics, name: informerMetricsName },
+      metrics: { provider: metrics, name: this.program.name },
     });
     this.informerFactories.push(informers);
     return informers;
@@ -203,7 +206,7 @@ export class Manager {
       listerWatcherFor: (gvr, scope) => client.dynamic.listerWatcher(gvr, scope),
       defaultResyncMs: 0,
       logger,
-      metrics: { provider: metrics, name: informerMetricsName },
+      metrics: { provider: metrics, name: this.program.name },
     });
     leadership.followLease(lease);
     this.informerFactories.push(lease);

@@ -1,25 +1,31 @@
 // The whole command: parse the command line, run the manager, turn the outcome into an exit
-// code. Custom binaries that add their own controllers call this with their descriptor list.
+// code. kube-loom's own main calls it, and so does every program built on kube-loom, each with
+// its own name and version and its own controllers.
 import { isExpectedError } from "../errors/expected-error.ts";
 import { createLogger } from "../log/logger.ts";
 import { parseCommandLine } from "../options/parse-command-line.ts";
+import { type Program, resolveProgram } from "../options/program.ts";
 import { UsageError } from "../options/usage-error.ts";
-import { version } from "../version.ts";
 import type { ControllerDescriptor } from "./controller-descriptor.ts";
 import { Manager } from "./manager.ts";
 
-/** Exit codes: 0 clean stop or --help, 1 runtime failure or lost lease, 2 usage error. */
-export async function runCommand(argv: readonly string[], controllers: readonly ControllerDescriptor[]): Promise<number> {
-  const outcome = parseCommandLine(argv, { controllers, version });
+/**
+ * Exit codes: 0 clean stop, --help or --version; 1 runtime failure or lost lease; 2 usage error.
+ * `program` names the executable everywhere it names itself, and its Lease by default: two
+ * programs with different names never take turns on one Lease.
+ */
+export async function runCommand(argv: readonly string[], controllers: readonly ControllerDescriptor[], program: Program): Promise<number> {
+  const outcome = parseCommandLine(argv, { controllers, program });
   if (outcome.kind === "exit") {
     if (outcome.stdout) process.stdout.write(outcome.stdout);
     if (outcome.stderr) process.stderr.write(outcome.stderr);
     return outcome.code;
   }
   const { options } = outcome;
+  const { name, version } = resolveProgram(program);
   for (const warning of outcome.warnings) process.stderr.write(`${warning}\n`);
   const logger = createLogger(options.logging);
-  logger.info({ version, controllers: options.enabledControllers }, "starting kube-loom");
+  logger.info({ version, controllers: options.enabledControllers }, `starting ${name}`);
 
   const terminate = new AbortController();
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
@@ -29,17 +35,17 @@ export async function runCommand(argv: readonly string[], controllers: readonly 
     });
   }
   try {
-    const reason = await new Manager(options, controllers, logger).run(terminate.signal);
+    const reason = await new Manager({ name, version }, options, controllers, logger).run(terminate.signal);
     return reason === "terminated" ? 0 : 1;
   } catch (err) {
     if (terminate.signal.aborted) return 0;
     if (!isExpectedError(err)) {
-      logger.fatal({ err }, "kube-loom failed");
+      logger.fatal({ err }, `${name} failed`);
       return 1;
     }
     // An operator's or the cluster's problem, not a bug: one line that says what to do, no stack trace.
     logger.error(err.message);
-    process.stderr.write(`kube-loom: ${err.message}\n`);
+    process.stderr.write(`${name}: ${err.message}\n`);
     // A controller that finds its flags inconsistent while being built is a usage error like a bad flag.
     return err instanceof UsageError ? 2 : 1;
   }

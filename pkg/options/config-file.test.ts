@@ -14,7 +14,7 @@ const PATH = "/etc/kube-loom/config.yaml";
 function parseWithFile(text: string, argv: string[] = []): ParseOutcome {
   return parseCommandLine([`--config=${PATH}`, ...argv], {
     controllers,
-    version: "0.1.0",
+    program: { name: "kube-loom", version: "0.1.0" },
     readFile: (path) => {
       if (path !== PATH) throw new Error(`ENOENT: no such file or directory, open '${path}'`);
       return text;
@@ -107,7 +107,7 @@ describe("--config", () => {
   });
 
   test("a missing file names the path", () => {
-    const outcome = parseCommandLine(["--config=/nowhere.yaml"], { controllers, version: "1", readFile: () => {
+    const outcome = parseCommandLine(["--config=/nowhere.yaml"], { controllers, program: { name: "kube-loom", version: "1" }, readFile: () => {
       throw new Error("ENOENT: no such file or directory, open '/nowhere.yaml'");
     } });
     expect(outcome).toEqual({
@@ -118,7 +118,7 @@ describe("--config", () => {
   });
 
   test("the default reader reads the real file system", () => {
-    const outcome = parseCommandLine(["--config=/nonexistent/kube-loom.yaml"], { controllers, version: "1" });
+    const outcome = parseCommandLine(["--config=/nonexistent/kube-loom.yaml"], { controllers, program: { name: "kube-loom", version: "1" } });
     expect(outcome).toMatchObject({ kind: "exit", code: 2 });
     if (outcome.kind === "exit") expect(outcome.stderr).toStartWith("kube-loom: cannot read config file /nonexistent/kube-loom.yaml: ");
   });

@@ -1,10 +1,12 @@
 // The flags kube-loom has whatever controllers it hosts, grouped in --help the way
-// kube-controller-manager groups them. Defaults follow kube-controller-manager's.
+// kube-controller-manager groups them. Defaults follow kube-controller-manager's, except where
+// they name the program: those flags are made per program (programFlags).
 import type { ControllerIdentity } from "./controller-selection.ts";
 import type { FlagDefinition } from "./flag-definition.ts";
 import { flagGroup } from "./flag-group.ts";
-import { delegatedAuthFlags } from "./delegated-auth-flags.ts";
+import { delegatedAuthFlags, delegatedAuthKubeconfigFlags, type DelegatedAuthKubeconfigFlags } from "./delegated-auth-flags.ts";
 import { HOUR, SECOND } from "./go-duration.ts";
+import type { ResolvedProgram } from "./program.ts";
 import { servingFlags } from "./serving-flags.ts";
 
 const generic = flagGroup("Generic");
@@ -62,9 +64,18 @@ export const retryPeriodFlag = leaderElection.duration("leader-elect-retry-perio
 export const resourceLockFlag = leaderElection.enum("leader-elect-resource-lock", ["leases"],
   "Kind of object the election is held on; only leases is supported.");
 
-export const resourceNameFlag = leaderElection.string("leader-elect-resource-name", "kube-loom", "Name of the Lease the election is held on.");
+/** The Lease flags, whose defaults come from the program, so that two programs elect on two Leases. */
+export interface LeaseFlags {
+  name: FlagDefinition<string>;
+  namespace: FlagDefinition<string>;
+}
 
-export const resourceNamespaceFlag = leaderElection.string("leader-elect-resource-namespace", "kube-system", "Namespace of the Lease the election is held on.");
+function leaseFlags(program: ResolvedProgram): LeaseFlags {
+  return {
+    name: leaderElection.string("leader-elect-resource-name", program.leaseName, "Name of the Lease the election is held on."),
+    namespace: leaderElection.string("leader-elect-resource-namespace", program.leaseNamespace, "Namespace of the Lease the election is held on."),
+  };
+}
 
 // kube-controller-manager has no such setting: it starts its informers only once elected.
 // controller-runtime's EnableWarmup does the same for its controllers' sources.
@@ -94,33 +105,48 @@ export const helpFlag = globals.bool("help", false, "Print this help and exit.",
 
 export const versionFlag = globals.bool("version", false, "Print the version and exit.");
 
+/**
+ * The core flags whose default or help names the program, made for each program (never shared
+ * through a module's state), so that one program's defaults cannot leak into another's.
+ */
+export interface ProgramFlags {
+  lease: LeaseFlags;
+  delegatedAuthKubeconfigs: DelegatedAuthKubeconfigFlags;
+}
+
+export function programFlags(program: ResolvedProgram): ProgramFlags {
+  return { lease: leaseFlags(program), delegatedAuthKubeconfigs: delegatedAuthKubeconfigFlags(program.name) };
+}
+
 /** The core flags listed before the controllers' own, in --help group order, after --controllers. */
-export const coreFlags: readonly FlagDefinition[] = [
-  configFileFlag,
-  minResyncPeriodFlag,
-  controllerShutdownTimeoutFlag,
-  shutdownGracePeriodFlag,
-  apiserverWaitTimeoutFlag,
-  useServiceAccountCredentialsFlag,
-  leaderElectFlag,
-  leaseDurationFlag,
-  renewDeadlineFlag,
-  retryPeriodFlag,
-  resourceLockFlag,
-  resourceNameFlag,
-  resourceNamespaceFlag,
-  warmStandbyFlag,
-  ...servingFlags,
-  ...delegatedAuthFlags,
-  kubeconfigFlag,
-  masterFlag,
-  contextFlag,
-  kubeApiQpsFlag,
-  kubeApiBurstFlag,
-  kubeApiTimeoutFlag,
-  verbosityFlag,
-  logFormatFlag,
-];
+export function coreFlags(own: ProgramFlags): readonly FlagDefinition[] {
+  return [
+    configFileFlag,
+    minResyncPeriodFlag,
+    controllerShutdownTimeoutFlag,
+    shutdownGracePeriodFlag,
+    apiserverWaitTimeoutFlag,
+    useServiceAccountCredentialsFlag,
+    leaderElectFlag,
+    leaseDurationFlag,
+    renewDeadlineFlag,
+    retryPeriodFlag,
+    resourceLockFlag,
+    own.lease.name,
+    own.lease.namespace,
+    warmStandbyFlag,
+    ...servingFlags,
+    ...delegatedAuthFlags(own.delegatedAuthKubeconfigs),
+    kubeconfigFlag,
+    masterFlag,
+    contextFlag,
+    kubeApiQpsFlag,
+    kubeApiBurstFlag,
+    kubeApiTimeoutFlag,
+    verbosityFlag,
+    logFormatFlag,
+  ];
+}
 
 /** Listed after the controllers' flags, as cobra lists them last. */
 export const globalFlags: readonly FlagDefinition[] = [helpFlag, versionFlag];

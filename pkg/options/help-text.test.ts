@@ -3,7 +3,7 @@ import { boolFlag, durationFlag, intFlag, stringListFlag } from "./flag-definiti
 import { renderHelp } from "./help-text.ts";
 
 test("sections in first-appearance order, flags sorted and aligned as pflag aligns them", () => {
-  const help = renderHelp("demo", [
+  const help = renderHelp({ name: "demo", description: "demo runs Kubernetes controllers in one process." }, [
     stringListFlag({ name: "things", group: "Generic", default: ["*"], help: "Things to do.\nAll things: a, b" }),
     boolFlag({ name: "fast", group: "Generic", default: false, help: "Go fast." }),
     intFlag({ name: "v", shorthand: "v", group: "Logs", default: 0, help: "verbosity" }),
@@ -31,7 +31,7 @@ test("sections in first-appearance order, flags sorted and aligned as pflag alig
 });
 
 test("deprecated flags are left out, as pflag hides them", () => {
-  const help = renderHelp("demo", [
+  const help = renderHelp({ name: "demo", description: "Demo." }, [
     durationFlag({ name: "new-timeout", group: "Generic", default: 10_000, help: "How long." }),
     durationFlag({ name: "old-timeout", group: "Generic", default: 30_000, help: "How long.", deprecated: "use --new-timeout" }),
   ]);

@@ -2,14 +2,12 @@
 // "Usage:", then one "<Group> flags:" section per group, flags sorted by name and aligned as pflag
 // aligns them, each with its type, its help and "(default …)" unless the default is the zero value.
 import type { FlagDefinition } from "./flag-definition.ts";
+import type { ResolvedProgram } from "./program.ts";
 
 /** Deprecated flags are left out, as pflag hides them. */
-export function renderHelp(programName: string, flags: readonly FlagDefinition[]): string {
-  const description =
-    `${programName} runs Kubernetes controllers in one process: each follows the objects it cares about through the ` +
-    "API server and keeps changing the cluster until what exists matches what was asked for. One instance leads at a time.";
+export function renderHelp(program: Pick<ResolvedProgram, "name" | "description">, flags: readonly FlagDefinition[]): string {
   const sections = groupsInOrder(flags.filter((flag) => flag.deprecated === undefined)).map(([group, members]) => `\n${group} flags:\n\n${renderGroup(members)}`);
-  return `${description}\n\nUsage:\n  ${programName} [flags]\n${sections.join("")}`;
+  return `${program.description}\n\nUsage:\n  ${program.name} [flags]\n${sections.join("")}`;
 }
 
 /** Groups in the order their first flag appears. */

@@ -15,9 +15,8 @@ import {
   masterFlag,
   minResyncPeriodFlag,
   renewDeadlineFlag,
+  type ProgramFlags,
   resourceLockFlag,
-  resourceNameFlag,
-  resourceNamespaceFlag,
   retryPeriodFlag,
   shutdownGracePeriodFlag,
   useServiceAccountCredentialsFlag,
@@ -64,16 +63,19 @@ export interface Options {
   values: FlagValues;
 }
 
-/** Reads the core settings out of the parsed values; throws UsageError when they do not fit together. */
-export function readOptions(values: FlagValues, enabledControllers: readonly string[]): Options {
+/**
+ * Reads the core settings out of the parsed values; throws UsageError when they do not fit
+ * together. `own`: the program's own flags, the ones `values` was parsed with.
+ */
+export function readOptions(values: FlagValues, enabledControllers: readonly string[], own: ProgramFlags): Options {
   const leaderElection: LeaderElectionOptions = {
     enabled: values.get(leaderElectFlag),
     leaseDurationMs: values.get(leaseDurationFlag),
     renewDeadlineMs: values.get(renewDeadlineFlag),
     retryPeriodMs: values.get(retryPeriodFlag),
     resourceLock: values.get(resourceLockFlag),
-    resourceName: values.get(resourceNameFlag),
-    resourceNamespace: values.get(resourceNamespaceFlag),
+    resourceName: values.get(own.lease.name),
+    resourceNamespace: values.get(own.lease.namespace),
   };
   validateLeaderElection(leaderElection);
   return {
@@ -85,7 +87,7 @@ export function readOptions(values: FlagValues, enabledControllers: readonly str
     useServiceAccountCredentials: values.get(useServiceAccountCredentialsFlag),
     leaderElection,
     warmStandby: values.get(warmStandbyFlag),
-    serving: readServingOptions(values),
+    serving: readServingOptions(values, own.delegatedAuthKubeconfigs),
     connection: {
       kubeconfig: unlessEmpty(values.get(kubeconfigFlag)),
       master: unlessEmpty(values.get(masterFlag)),

@@ -4,11 +4,12 @@ import { readFileSync } from "node:fs";
 import { readCommandLineArguments } from "./command-line-arguments.ts";
 import { readConfigFile, type ReadTextFile } from "./config-file.ts";
 import { selectControllers, type ControllerIdentity } from "./controller-selection.ts";
-import { commandLineOnlyFlags, configFileFlag, controllersFlag, coreFlags, globalFlags, helpFlag, versionFlag } from "./core-flags.ts";
+import { commandLineOnlyFlags, configFileFlag, controllersFlag, coreFlags, globalFlags, helpFlag, programFlags, versionFlag } from "./core-flags.ts";
 import type { FlagDefinition } from "./flag-definition.ts";
 import { FlagValues } from "./flag-values.ts";
 import { renderHelp } from "./help-text.ts";
 import { readOptions, type Options } from "./options.ts";
+import { type Program, resolveProgram } from "./program.ts";
 import { UsageError } from "./usage-error.ts";
 
 export interface KnownController extends ControllerIdentity {
@@ -18,8 +19,8 @@ export interface KnownController extends ControllerIdentity {
 
 export interface ParseContext {
   controllers: readonly KnownController[];
-  version: string;
-  programName?: string;
+  /** Who is parsing: its name in --help, --version and error lines, its Lease as the flags' default. */
+  program: Program;
   /** Reads the --config file; node:fs by default, replaceable in tests. */
   readFile?: ReadTextFile;
 }
@@ -31,27 +32,27 @@ export type ParseOutcome =
 
 /** `argv` without the runtime and script, i.e. `process.argv.slice(2)`. */
 export function parseCommandLine(argv: readonly string[], context: ParseContext): ParseOutcome {
-  const programName = context.programName ?? "kube-loom";
+  const program = resolveProgram(context.program);
   const controllers = controllersFlag(context.controllers);
-  const flags = registeredFlags([controllers, ...coreFlags, ...context.controllers.flatMap((controller) => controller.flags), ...globalFlags]);
+  const own = programFlags(program);
+  const ownFlags = context.controllers.flatMap((controller) => controller.flags);
+  const flags = registeredFlags([controllers, ...coreFlags(own), ...ownFlags, ...globalFlags]);
   try {
     const fromCommandLine = readCommandLineArguments(argv, flags);
     const commandLine = new FlagValues(flags, [fromCommandLine]);
-    if (commandLine.get(helpFlag)) return { kind: "exit", code: 0, stdout: renderHelp(programName, flags) };
-    if (commandLine.get(versionFlag)) {
-      return { kind: "exit", code: 0, stdout: `${programName} v${context.version.replace(/^v/, "")}\n` };
-    }
+    if (commandLine.get(helpFlag)) return { kind: "exit", code: 0, stdout: renderHelp(program, flags) };
+    if (commandLine.get(versionFlag)) return { kind: "exit", code: 0, stdout: `${program.name} ${program.version}\n` };
     const configPath = commandLine.get(configFileFlag);
     const fileSettable = flags.filter((flag) => !commandLineOnlyFlags.has(flag));
     const fromConfigFile = configPath === "" ? new Map<FlagDefinition, unknown>() : readConfigFile(configPath, fileSettable, context.readFile ?? readUtf8);
     const values = new FlagValues(flags, [fromConfigFile, fromCommandLine]);
     const enabledControllers = selectControllers(values.get(controllers), context.controllers);
     const deprecated = flags.filter((flag) => flag.deprecated !== undefined && values.isSet(flag));
-    const warnings = deprecated.map((flag) => `${programName}: --${flag.name} is deprecated: ${flag.deprecated}`);
-    return { kind: "run", options: readOptions(values, enabledControllers), warnings };
+    const warnings = deprecated.map((flag) => `${program.name}: --${flag.name} is deprecated: ${flag.deprecated}`);
+    return { kind: "run", options: readOptions(values, enabledControllers, own), warnings };
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    return { kind: "exit", code: 2, stderr: `${programName}: ${error.message}\n` };
+    return { kind: "exit", code: 2, stderr: `${program.name}: ${error.message}\n` };
   }
 }
 

@@ -6,12 +6,11 @@ import { curvePreferencesProblem } from "../tls/tls-curves.ts";
 import { isCipherSuiteName, isTlsVersionName, tlsVersions, type TlsVersionName } from "../tls/tls-parameters.ts";
 import {
   alwaysAllowPathsFlag,
-  authenticationKubeconfigFlag,
-  authorizationKubeconfigFlag,
   authorizedTtlFlag,
   clientCaFileFlag,
   skipLookupFlag,
   tokenCacheTtlFlag,
+  type DelegatedAuthKubeconfigFlags,
   unauthorizedTtlFlag,
 } from "./delegated-auth-flags.ts";
 import type { FlagValues } from "./flag-values.ts";
@@ -51,7 +50,7 @@ export interface InsecureServingOptions {
 }
 
 export interface DelegatedAuthenticationOptions {
-  /** undefined = kube-loom's own connection. */
+  /** undefined = the process's own connection. */
   kubeconfig: string | undefined;
   tokenCacheTtlMs: number;
   clientCaFile: string | undefined;
@@ -60,7 +59,7 @@ export interface DelegatedAuthenticationOptions {
 }
 
 export interface DelegatedAuthorizationOptions {
-  /** undefined = kube-loom's own connection. */
+  /** undefined = the process's own connection. */
   kubeconfig: string | undefined;
   alwaysAllowPaths: readonly string[];
   authorizedTtlMs: number;
@@ -74,18 +73,19 @@ export interface ServingOptions {
   authorization: DelegatedAuthorizationOptions;
 }
 
-export function readServingOptions(values: FlagValues): ServingOptions {
+/** `kubeconfigs`: the program's own delegated-auth kubeconfig flags, the ones `values` was parsed with. */
+export function readServingOptions(values: FlagValues, kubeconfigs: DelegatedAuthKubeconfigFlags): ServingOptions {
   return {
     secure: readSecureServing(values),
     insecure: { address: values.get(addressFlag), port: values.get(portFlag) },
     authentication: {
-      kubeconfig: unlessEmpty(values.get(authenticationKubeconfigFlag)),
+      kubeconfig: unlessEmpty(values.get(kubeconfigs.authentication)),
       tokenCacheTtlMs: values.get(tokenCacheTtlFlag),
       clientCaFile: unlessEmpty(values.get(clientCaFileFlag)),
       skipLookup: values.get(skipLookupFlag),
     },
     authorization: {
-      kubeconfig: unlessEmpty(values.get(authorizationKubeconfigFlag)),
+      kubeconfig: unlessEmpty(values.get(kubeconfigs.authorization)),
       alwaysAllowPaths: checkedAlwaysAllowPaths(values.get(alwaysAllowPathsFlag)),
       authorizedTtlMs: values.get(authorizedTtlFlag),
       unauthorizedTtlMs: values.get(unauthorizedTtlFlag),

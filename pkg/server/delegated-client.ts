@@ -17,6 +17,7 @@ export async function delegatedClient(kubeconfig: string | undefined, processCli
     qps: REVIEW_QPS,
     burst: REVIEW_BURST,
     timeoutMs: REVIEW_TIMEOUT_MS,
+    program: processClient.program,
     component: COMPONENT,
   });
   return client.rest;
