@@ -1,6 +1,6 @@
 // Runs every test file with `bun test`, two at a time on two cores: most integration tests spend
 // their time waiting on a control plane, so a second lane nearly halves the suite's wall time.
-// The unit tests (everything outside test/) are one job; each file under test/ is its own job,
+// The unit tests (everything outside test/ and examples/) are one job; each other file is its own job,
 // longest first by the previous run's durations (file size on a first run). Each job's output is
 // printed whole when it ends. An integration file that fails is run once more: one that then
 // passes is reported as flaky, with its first failure, and does not fail the run (a real control
@@ -16,6 +16,7 @@ import { availableParallelism } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { selectKubernetesVersion } from "./controlplane/binaries.ts";
+import { kubebuilderAssets } from "./controlplane/kubebuilder-assets.ts";
 
 const repoRoot = resolve(import.meta.dir, "..");
 const durationsFile = join(repoRoot, ".cache", "test-durations.json");
@@ -56,6 +57,8 @@ const files = positionals.length > 0 ? positionals.map((file) => relative(repoRo
 const skewVersions = (values.skew ?? []).map(selectKubernetesVersion);
 const jobs = longestFirst([...groupIntoJobs(files), ...skewVersions.flatMap((version) => skewJobs(files, version))], readDurations());
 const jobCount = jobs.length;
+// The examples' tests find the control plane's binaries as envtest users' tests do.
+process.env.KUBEBUILDER_ASSETS ??= await kubebuilderAssets();
 const started = performance.now();
 const results = new Map<string, JobResult>();
 await Promise.all(Array.from({ length: Math.min(lanes, jobCount) }, () => runLane(jobs, results)));
@@ -109,9 +112,9 @@ async function runWithOneRetry(job: Job): Promise<JobResult> {
   return second.failed === 0 ? { ...second, flakes: first.failures } : second;
 }
 
-/** Integration tests live under test/; unit tests sit next to the code they test. */
+/** Integration tests live under test/ (and the examples' tests, on a control plane too); unit tests sit next to the code they test. */
 function isIntegrationFile(file: string): boolean {
-  return file.startsWith("test/");
+  return file.startsWith("test/") || file.startsWith("examples/");
 }
 
 async function runJob(job: Job): Promise<JobResult> {
