@@ -2,6 +2,9 @@
 // installed into a new project, imported by package name; each example compiled into its own
 // single executable with `bun build --compile`, run against the real control plane with leader
 // election, and judged by what it does to the cluster. The same example also runs under Deno.
+// The examples' own tests run there too, on kube-loom/testing from the package, under bun test,
+// and a node:test file under node --test and deno test, with KUBEBUILDER_ASSETS naming the
+// project's binaries by envtest's names.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -10,6 +13,7 @@ import { isNotFound } from "../../pkg/kube/errors.ts";
 import { resources } from "../../pkg/kube/gvr.ts";
 import type { KubeObject } from "../../pkg/kube/objects.ts";
 import { ControlPlane } from "../controlplane/control-plane.ts";
+import { kubebuilderAssets } from "../controlplane/kubebuilder-assets.ts";
 import { createOwnedTempDir, removeOwnedTempDir } from "../controlplane/owned-temp-dir.ts";
 import { waitUntil } from "../support/eventually.ts";
 import { KubeLoomProcess } from "../support/kube-loom-binary.ts";
@@ -18,6 +22,7 @@ import { ensureNamespace, fastClient } from "./informer-fixtures.ts";
 const repoRoot = resolve(import.meta.dir, "../..");
 const bun = join(repoRoot, "node_modules/.bin/bun");
 const deno = join(repoRoot, "node_modules/.bin/deno");
+const node = join(repoRoot, "node_modules/.bin/node");
 
 interface ConfigMap extends KubeObject {
   data?: Record<string, string>;
@@ -30,6 +35,7 @@ let controlPlane: ControlPlane;
 let client: KubeClient;
 let project: string;
 let workDir: string;
+let assets: string;
 const running: KubeLoomProcess[] = [];
 
 async function run(command: string[], cwd: string): Promise<string> {
@@ -47,11 +53,8 @@ async function userProject(root: string): Promise<string> {
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "my-controllers", private: true, type: "module", dependencies: { "kube-loom": "file:../kube-loom-0.1.0.tgz" } }));
   await run(["npm", "install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], dir);
   cpSync(join(repoRoot, "examples"), join(dir, "examples"), { recursive: true });
-  // Deno strips no types under node_modules: a Deno project maps the name to the package's sources.
-  const unpacked = join(dir, "vendor", "kube-loom");
-  mkdirSync(unpacked, { recursive: true });
-  await run(["tar", "xzf", join(root, "kube-loom-0.1.0.tgz"), "-C", unpacked, "--strip-components=1"], dir);
-  writeFileSync(join(dir, "deno.json"), JSON.stringify({ imports: { "kube-loom": "./vendor/kube-loom/mod.ts" }, nodeModulesDir: "manual" }));
+  // The package is JavaScript: Deno takes it from node_modules as npm installed it.
+  writeFileSync(join(dir, "deno.json"), JSON.stringify({ nodeModulesDir: "manual" }));
   return dir;
 }
 
@@ -86,7 +89,7 @@ async function getConfigMap(namespace: string, name: string): Promise<ConfigMap 
 
 beforeAll(async () => {
   workDir = createOwnedTempDir();
-  [controlPlane, project] = await Promise.all([ControlPlane.start(), userProject(workDir)]);
+  [controlPlane, project, assets] = await Promise.all([ControlPlane.start(), userProject(workDir), kubebuilderAssets()]);
   client = await fastClient(controlPlane.kubeconfigPath);
 }, 300_000);
 
@@ -162,3 +165,65 @@ describe("kube-loom imported by package name", () => {
     await expectScaling("scaler-deno");
   }, 240_000);
 });
+
+describe("kube-loom/testing imported by package name", () => {
+  test("the examples' own tests pass under bun test", async () => {
+    // bun test reports on stderr; a failing file makes runReport() throw with that report.
+    const report = await runReport([bun, "test", "--timeout", "240000", "examples/"]);
+    expect(report).toContain(" 0 fail");
+    expect(report).toMatch(/Ran \d+ tests across 2 files/);
+  }, 480_000);
+
+  test("under node --test: a user's node:test file starts the environment and runs a controller", async () => {
+    writeFileSync(join(project, "scaler.node-test.mjs"), nodeTestFile);
+    const report = await runReport([node, "--test", "--test-reporter=tap", "--test-timeout=240000", "scaler.node-test.mjs"]);
+    expect(report).toContain("# pass 1");
+    expect(report).toContain("# fail 0");
+  }, 300_000);
+
+  test("under deno test: the same node:test file", async () => {
+    writeFileSync(join(project, "scaler.node-test.mjs"), nodeTestFile);
+    const report = await runReport([deno, "test", "--allow-all", "--config", join(project, "deno.json"), "scaler.node-test.mjs"]);
+    expect(report).toContain("ok | 1 passed | 0 failed");
+  }, 300_000);
+});
+
+/** Runs a test command in the user's project with KUBEBUILDER_ASSETS set; resolves with all it printed. */
+async function runReport(command: string[]): Promise<string> {
+  const child = Bun.spawn(command, { cwd: project, stdout: "pipe", stderr: "pipe", env: { ...process.env, KUBEBUILDER_ASSETS: assets, NO_COLOR: "1" } });
+  const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
+  const report = `${stdout}${stderr}`;
+  if (code !== 0) throw new Error(`${command.join(" ")} failed (${code}):\n${report.slice(-6000)}`);
+  return report;
+}
+
+/** What a project testing with node:test writes: plain JavaScript, the controller imported from its TypeScript source. */
+const nodeTestFile = `
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { resources } from "kube-loom";
+import { eventually, TestEnvironment } from "kube-loom/testing";
+import { annotationScaler, replicasAnnotation } from "./examples/annotation-scaler/controller.ts";
+
+let env;
+before(async () => {
+  env = await TestEnvironment.start();
+});
+after(async () => {
+  await env?.stop();
+});
+
+test("annotation-scaler scales to the annotation", async () => {
+  const namespace = await env.namespace("node");
+  const running = await env.run([annotationScaler]);
+  const deployments = env.client.dynamic.resource(resources.deployments, namespace);
+  const labels = { app: "web" };
+  await deployments.create({
+    metadata: { name: "web", annotations: { [replicasAnnotation]: "2" } },
+    spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: "app", image: "registry.invalid/app:1" }] } } },
+  });
+  const scaled = await eventually(async () => (await deployments.get("web")).spec.replicas === 2 && "scaled", { timeoutMs: 30_000, message: "web at 2 replicas" });
+  assert.equal(scaled, "scaled");
+  await running.stop();
+});
+`;
