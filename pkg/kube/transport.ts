@@ -2,6 +2,7 @@
 // client-node hands its TLS material to undici through a `dispatcher`, which Bun silently
 // drops (custom CA → SELF_SIGNED_CERT_IN_CHAIN, client certificates never sent); so every
 // request of kube-loom goes through the function built here instead.
+import { requireSupportedNode } from "./node-version.ts";
 
 export interface TlsOptions {
   /** PEM bundle of the CAs that sign the API server's certificate; absent = system roots. */
@@ -93,6 +94,7 @@ function denoFetch(tls: TlsOptions): Fetch {
 }
 
 async function nodeFetch(tls: TlsOptions): Promise<Fetch> {
+  requireSupportedNode(process.version);
   // Node's global fetch is undici underneath; an Agent of the same library carries the TLS options.
   const { Agent, fetch: undiciFetch } = await import("undici");
   const dispatcher = new Agent({
