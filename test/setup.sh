@@ -10,7 +10,8 @@ command -v kubectl >/dev/null || { echo "setup: kubectl not found on PATH (the t
 command -v go >/dev/null || { echo "setup: go not found on PATH (needed to build kube-apiserver and etcd)" >&2; exit 1; }
 
 # The lock file lists every platform's optional Bun and Deno packages, so `npm ci` installs exactly it.
-if [ ! -x node_modules/.bin/bun ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+# The `node` devDependency fetches its Node 24 binary while installing (the npm package tests run on it).
+if [ ! -x node_modules/.bin/bun ] || [ ! -x node_modules/node/bin/node ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "setup: npm ci (versions pinned by package-lock.json)" >&2
   npm ci --no-audit --no-fund --loglevel=error
 fi
