@@ -29,6 +29,7 @@ const projectEnv = { ...process.env, PATH: `${join(repoRoot, "node_modules/node/
 
 type ConfigMap = ObjectOf<typeof resources.configMaps>;
 type Deployment = ObjectOf<typeof resources.deployments>;
+type Secret = ObjectOf<typeof resources.secrets>;
 
 let controlPlane: ControlPlane;
 let client: KubeClient;
@@ -167,7 +168,7 @@ describe("kube-loom installed from its npm tarball", () => {
   }, 240_000);
 
   test("Deno type-checks the examples against the package's declarations", async () => {
-    await run([bin("deno"), "check", "--config", "deno.json", "examples/annotation-scaler/main.ts", "examples/configmap-mirror/main.ts"], project);
+    await run([bin("deno"), "check", "--config", "deno.json", "examples/annotation-scaler/main.ts", "examples/configmap-mirror/main.ts", "examples/secret-replicator/main.ts"], project);
   }, 240_000);
 
   const deployment = (name: string, annotation: string): Deployment => ({
@@ -231,6 +232,21 @@ describe("kube-loom installed from its npm tarball", () => {
     await stopLast();
   }, 240_000);
 
+  test("secret-replicator, compiled by bun build --compile with the built-in controllers: copies a labelled Secret, counts Pods", async () => {
+    await startExample("secret-replicator", [await compileExample("secret-replicator")]);
+    for (const namespace of ["replicator-src", "replicator-a"]) await ensureNamespace(client, namespace);
+    const source = { metadata: { name: "db", labels: { "replicator.example.com/replicate": "true" } }, data: { password: btoa("hunter2") } };
+    await client.dynamic.resource<Secret>(resources.secrets, "replicator-src").create(source);
+    const copy = () => client.dynamic.resource<Secret>(resources.secrets, "replicator-a").get("db").catch(() => undefined);
+    await waitUntil(async () => (await copy())?.data?.password === btoa("hunter2"), "a copy in replicator-a", 60_000, 250);
+
+    const pod = { metadata: { name: "web" }, spec: { containers: [{ name: "app", image: "registry.invalid/app:1" }] } };
+    await client.dynamic.resource(resources.pods, "replicator-a").create(pod);
+    const count = async () => (await client.dynamic.resource(resources.namespaces).get("replicator-a")).metadata?.annotations?.["counter.example.com/pods"];
+    await waitUntil(async () => (await count()) === "1", "one Pod counted in replicator-a", 60_000, 250);
+    await stopLast();
+  }, 240_000);
+
   test("annotation-scaler, compiled by bun build --compile", async () => {
     await startExample("annotation-scaler", [await compileExample("annotation-scaler")]);
     await expectScaling("scaler-compiled");
@@ -251,7 +267,7 @@ describe("kube-loom/testing imported by package name", () => {
     // bun test reports on stderr; a failing file makes runReport() throw with that report.
     const report = await runReport([bin("bun"), "test", "--timeout", "240000", "examples/"]);
     expect(report).toContain(" 0 fail");
-    expect(report).toMatch(/Ran \d+ tests across 2 files/);
+    expect(report).toMatch(/Ran \d+ tests across 3 files/);
   }, 480_000);
 
   test("under node --test: a user's node:test file starts the environment and runs a controller", async () => {
