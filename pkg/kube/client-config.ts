@@ -13,6 +13,7 @@ import type { TlsOptions } from "./transport.ts";
 export interface ClientConfig {
   /** Base URL without a trailing slash, e.g. https://10.0.0.1:443. */
   server: string;
+  /** The CA to trust, the client certificate, and verification overrides. */
   tls: TlsOptions;
   /** Authentication headers for one request; called per request so rotated tokens and exec credentials are used. */
   authenticate(): Promise<Record<string, string>>;
@@ -22,11 +23,17 @@ export interface ClientConfig {
   source: string;
 }
 
+/** Where `loadClientConfig` looks; all optional, and each overrides what follows it in the search order. */
 export interface ClientConfigSources {
+  /** A kubeconfig file (--kubeconfig); tried first. */
   kubeconfig?: string;
+  /** The API server's URL (--master); replaces the server the configuration names. */
   master?: string;
+  /** The kubeconfig context to use (--context) instead of its current-context. */
   context?: string;
+  /** The environment to read KUBECONFIG and KUBERNETES_SERVICE_HOST/_PORT from; default process.env. */
   env?: Record<string, string | undefined>;
+  /** The home folder whose .kube/config is the last resort; default the user's. */
   homeDir?: string;
   /** Where the service account is mounted in a pod. */
   serviceAccountDir?: string;
@@ -39,6 +46,14 @@ export class ClientConfigError extends ExpectedError {
 
 export const defaultServiceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount";
 
+/**
+ * Finds the API server and the credentials as kube-controller-manager does: `kubeconfig`, else $KUBECONFIG
+ * (the first listed file that exists), else the in-cluster service account, else ~/.kube/config; `master`
+ * overrides the server URL. Reads files only; no request is sent.
+ *
+ * @throws ClientConfigError (an ExpectedError) whose one-line message names the file or setting at fault:
+ * none found, a file missing or unreadable, an unknown context, an invalid `master`.
+ */
 export function loadClientConfig(sources: ClientConfigSources = {}): ClientConfig {
   const env = sources.env ?? process.env;
   const config = selectSource(sources, env);

@@ -9,6 +9,7 @@ import { RestClient, type RequestObserver } from "./rest-client.ts";
 import { createFetch, currentRuntime, type Fetch } from "./transport.ts";
 import type { TypedClients } from "./typed-clients.ts";
 
+/** How a client made by `createKubeClient` paces and names its requests. */
 export interface KubeClientOptions {
   /** Sustained requests per second (--kube-api-qps); ≤ 0 disables the limit. */
   qps: number;
@@ -20,17 +21,26 @@ export interface KubeClientOptions {
   program?: ProgramIdentity;
   /** Added to the user agent, like client-go's component name. */
   component?: string;
+  /** Told about every request's outcome and latency (the rest_client_* metrics). */
   observer?: RequestObserver;
   /** Replaces the runtime's transport (tests). */
   fetch?: Fetch;
 }
 
+/**
+ * A connection to one API server, shared by everything that uses it: one rate limiter, one transport.
+ * Most code wants `dynamic`: `client.dynamic.resource(resources.pods, "default").get("web-0")`.
+ */
 export interface KubeClient {
+  /** Where the client connects, and how it authenticates. */
   config: ClientConfig;
   /** The program the user agent names; clients derived from this one name it too. */
   program: ProgramIdentity;
+  /** Plain HTTP requests to any API path, with the client's rate limit, timeout and error types. */
   rest: RestClient;
+  /** get/list/create/update/patch/delete/watch of any resource, objects as JSON. */
   dynamic: DynamicClient;
+  /** Which groups, versions and resources the server serves. */
   discovery: DiscoveryClient;
   /**
    * client-node's generated clients for the built-in groups, over this client's transport. They
@@ -52,6 +62,11 @@ export function userAgent(program: ProgramIdentity, component?: string): string 
   return `${program.name}/${program.version} (${platform}; ${currentRuntime()}) kube-loom/${version}${component ? `/${component}` : ""}`;
 }
 
+/**
+ * A client for the API server `config` names (see `loadClientConfig`); it sends no request until used.
+ * `runCommand` makes the process's own; a controller uses the one its context hands it (`SetupContext.client`),
+ * which carries the controller's rate limit and refuses writes unless the process leads.
+ */
 export async function createKubeClient(config: ClientConfig, options: KubeClientOptions = defaultClientOptions): Promise<KubeClient> {
   const program = options.program ?? kubeLoomProgram;
   const rest = new RestClient({

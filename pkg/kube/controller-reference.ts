@@ -8,25 +8,47 @@ import type { KubeObject, OwnerReference } from "./objects.ts";
 
 /** Any object that can carry owner references: a cached object, or an apply configuration being built. */
 export interface Ownable {
+  /** Used in error messages. */
   kind?: string;
-  metadata?: { name?: string; namespace?: string; ownerReferences?: Partial<OwnerReference>[] };
+  /** Where the references go. */
+  metadata?: {
+    /** Used in error messages. */
+    name?: string;
+    /** Checked against a namespaced owner's namespace. */
+    namespace?: string;
+    /** The references already there; the one set replaces any to the same owner. */
+    ownerReferences?: Partial<OwnerReference>[];
+  };
 }
 
 /** An object after a reference was set on it: it has metadata and owner references. */
-export type WithOwnerReferences<O extends Ownable> = O & { metadata: { ownerReferences: OwnerReference[] } };
+export type WithOwnerReferences<O extends Ownable> = O & {
+  /** The object's metadata, now with owner references. */
+  metadata: {
+    /** Every reference, the one just set last. */
+    ownerReferences: OwnerReference[];
+  };
+};
 
 /** The object already has a controller other than the one being set; two controllers would fight over it. */
 export class AlreadyOwnedError extends ExpectedError {
+  /** "AlreadyOwnedError". */
   override readonly name = "AlreadyOwnedError";
+  /** Thrown by setControllerReference; the message names the object and its controller. */
   constructor(
+    /** The object, as "Kind namespace/name". */
     readonly object: string,
+    /** Its existing controller reference. */
     readonly existing: Partial<OwnerReference>,
   ) {
     super(`${object} is already controlled by ${existing.kind} ${existing.name} (uid ${existing.uid}); it cannot have a second controller`);
   }
 }
 
-/** A reference to `owner`; `controller` and `blockOwnerDeletion` are left out unless asked for. */
+/**
+ * A reference to `owner`; `controller` and `blockOwnerDeletion` are left out unless asked for.
+ * Throws when `owner` has no name or uid (it must be the object as read from the API server).
+ */
 export function ownerReference<T extends KubeObject>(
   owner: NoInfer<T>,
   ownerType: ResourceType<T>,
@@ -39,7 +61,7 @@ export function ownerReference<T extends KubeObject>(
   return { apiVersion: apiVersionOf(ownerType), kind: ownerType.kind, name, uid, ...options };
 }
 
-/** The reference that makes `owner` the controller of an object: `controller` and `blockOwnerDeletion` set. */
+/** The reference that makes `owner` the controller of an object: `controller` and `blockOwnerDeletion` set. Throws as `ownerReference` does. */
 export function controllerReference<T extends KubeObject>(owner: NoInfer<T>, ownerType: ResourceType<T>): OwnerReference {
   return ownerReference(owner, ownerType, { controller: true, blockOwnerDeletion: true });
 }

@@ -5,27 +5,53 @@
 import type { GroupVersionResource } from "./gvr.ts";
 import type { RestClient } from "./rest-client.ts";
 
+/** The API server's /version. */
 export interface ServerVersion {
+  /** e.g. "1". */
   major: string;
+  /** e.g. "37"; some distributions append "+". */
   minor: string;
+  /** e.g. "v1.37.2". */
   gitVersion: string;
+  /** e.g. "linux/amd64". */
   platform?: string;
 }
 
+/** One API group and the versions it serves. */
 export interface ApiGroup {
+  /** "" for the core group. */
   name: string;
-  versions: { groupVersion: string; version: string }[];
-  preferredVersion?: { groupVersion: string; version: string };
+  /** Every served version. */
+  versions: {
+    /** e.g. "apps/v1"; "v1" in the core group. */
+    groupVersion: string;
+    /** e.g. "v1". */
+    version: string;
+  }[];
+  /** The version the server prefers clients to use. */
+  preferredVersion?: {
+    /** e.g. "apps/v1". */
+    groupVersion: string;
+    /** e.g. "v1". */
+    version: string;
+  };
 }
 
+/** A resource as discovery describes it. */
 export interface ApiResource extends GroupVersionResource {
+  /** The kind of its objects. */
   kind: string;
+  /** False for cluster-scoped resources. */
   namespaced: boolean;
+  /** What may be done with it, e.g. ["get", "list", "watch", "delete"]. */
   verbs: string[];
+  /** kubectl's abbreviations, e.g. ["po"]. */
   shortNames?: string[];
 }
 
+/** The result of `serverPreferredResources`. */
 export interface PreferredResources {
+  /** One version of every resource found. */
   resources: ApiResource[];
   /** Group versions whose discovery failed (e.g. an unavailable aggregated API), with the error. */
   failed: Map<string, Error>;
@@ -61,9 +87,16 @@ interface DiscoveredVersion {
   resources: ApiResource[];
 }
 
+/**
+ * What the API server serves: its version, groups, and resources. Reached as `client.discovery`.
+ * Every call asks the server; nothing is cached.
+ *
+ * @hideconstructor
+ */
 export class DiscoveryClient {
   constructor(private readonly rest: RestClient) {}
 
+  /** GET /version. */
   serverVersion(signal?: AbortSignal): Promise<ServerVersion> {
     return this.rest.request<ServerVersion>({ method: "GET", path: "/version", ...(signal ? { signal } : {}) });
   }

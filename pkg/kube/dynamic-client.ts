@@ -6,6 +6,10 @@ import type { ListOptions, ListerWatcher, WatchOptions } from "./list-watch.ts";
 import type { KubeObject, ObjectList, Status, WatchEvent } from "./objects.ts";
 import type { QueryValue, RestClient } from "./rest-client.ts";
 
+/**
+ * The patch formats the API server takes: JSON merge patch (RFC 7386), JSON patch (RFC 6902),
+ * strategic merge patch (built-in types only), and server-side apply.
+ */
 export type PatchType = "merge" | "json" | "strategic" | "apply";
 
 const patchContentTypes: Record<PatchType, string> = {
@@ -15,22 +19,36 @@ const patchContentTypes: Record<PatchType, string> = {
   apply: "application/apply-patch+yaml",
 };
 
+/** Options of create, update and patch. */
 export interface WriteOptions {
+  /** The name the server records as owner of the fields written (managedFields); default: the user agent's program name. */
   fieldManager?: string;
+  /** Validate and admit the write, but persist nothing. */
   dryRun?: boolean;
 }
 
+/** Options of a patch. For an "apply" patch, `fieldManager` is required. */
 export interface PatchOptions extends WriteOptions {
+  /** Patch a subresource instead of the object, e.g. "status" or "scale". */
   subresource?: string;
   /** Server-side apply: take ownership of conflicting fields. */
   force?: boolean;
 }
 
+/** Options of a delete. */
 export interface DeleteOptions {
+  /** What happens to the object's dependents: deleted before it, after it, or left with the owner reference removed. The resource's default otherwise (Background for most). */
   propagationPolicy?: "Foreground" | "Background" | "Orphan";
   /** The delete fails with 409 unless the object still has this UID / resourceVersion. */
-  preconditions?: { uid?: string; resourceVersion?: string };
+  preconditions?: {
+    /** The object must still be this one (not a new object of the same name). */
+    uid?: string;
+    /** The object must not have changed since this version. */
+    resourceVersion?: string;
+  };
+  /** How long a Pod gets to stop; 0 deletes at once. */
   gracePeriodSeconds?: number;
+  /** Check the delete, remove nothing. */
   dryRun?: boolean;
 }
 
@@ -41,6 +59,12 @@ export type PartialObjectMetadata = KubeObject;
 const metadataListAccept = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
 const metadataAccept = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
 
+/**
+ * Access to any resource, built-in or custom, with objects as plain JSON (timestamps stay strings).
+ * Reached as `client.dynamic`; the type of the objects comes from the resource, e.g. `resources.pods`.
+ *
+ * @hideconstructor
+ */
 export class DynamicClient {
   constructor(private readonly rest: RestClient) {}
 
@@ -68,17 +92,30 @@ export class DynamicClient {
   }
 }
 
+/** Which part of a resource `listerWatcher` lists and watches. */
 export interface ListerWatcherScope {
+  /** One namespace; absent: all namespaces. */
   namespace?: string;
+  /** Only objects with matching labels. */
   labelSelector?: string;
+  /** Only objects with matching fields. */
   fieldSelector?: string;
+  /** Objects carry apiVersion, kind and metadata only. */
   metadataOnly: boolean;
 }
 
+/**
+ * One resource in one namespace (or all namespaces, or cluster-scoped): `client.dynamic.resource(resources.pods, "default")`.
+ * Every call throws ApiError for an HTTP error status (see isNotFound, isConflict, …) and TransportError when no answer came.
+ *
+ * @hideconstructor
+ */
 export class ResourceClient<T extends KubeObject> implements ListerWatcher<T> {
   constructor(
     private readonly rest: RestClient,
+    /** The resource. */
     readonly gvr: GroupVersionResource,
+    /** The namespace, or undefined for all namespaces or a cluster-scoped resource. */
     readonly namespace: string | undefined,
     private readonly metadataOnly: boolean,
   ) {}
@@ -104,6 +141,11 @@ export class ResourceClient<T extends KubeObject> implements ListerWatcher<T> {
     return list;
   }
 
+  /**
+   * Opens a watch. Resolves once the server accepted it; the iterable yields events until the server
+   * ends the stream (after `timeoutSeconds`), the connection breaks (the iteration throws), or `signal` aborts it
+   * (the iteration ends). To follow a collection for good, use an informer instead.
+   */
   watch(options: WatchOptions, signal: AbortSignal): Promise<AsyncIterable<WatchEvent<T>>> {
     return this.rest.watch<T>(
       { path: this.collectionPath(), query: toQuery(options), ...(this.metadataOnly ? { accept: metadataAccept } : {}) },
@@ -111,6 +153,7 @@ export class ResourceClient<T extends KubeObject> implements ListerWatcher<T> {
     );
   }
 
+  /** Reads one object from the server (not from a cache). Throws ApiError 404 when it does not exist. */
   get(name: string, signal?: AbortSignal): Promise<T> {
     return this.rest.request<T>({
       method: "GET",
@@ -120,14 +163,20 @@ export class ResourceClient<T extends KubeObject> implements ListerWatcher<T> {
     });
   }
 
+  /** Creates the object (apiVersion added when missing); throws ApiError 409 AlreadyExists when its name is taken. */
   create(object: T, options: WriteOptions = {}): Promise<T> {
     return this.rest.request<T>({ method: "POST", path: this.collectionPath(), query: writeQuery(options), body: this.withTypeMeta(object) });
   }
 
+  /**
+   * Replaces the object (not its status). With `metadata.resourceVersion` set, the server refuses (ApiError 409)
+   * when the object changed since: read it again and retry.
+   */
   update(object: T, options: WriteOptions = {}): Promise<T> {
     return this.rest.request<T>({ method: "PUT", path: this.itemPath(nameOf(object)), query: writeQuery(options), body: this.withTypeMeta(object) });
   }
 
+  /** Replaces the object's status subresource; the rest of `object` is ignored. Conflicts as `update` does. */
   updateStatus(object: T, options: WriteOptions = {}): Promise<T> {
     return this.rest.request<T>({
       method: "PUT",
@@ -137,6 +186,11 @@ export class ResourceClient<T extends KubeObject> implements ListerWatcher<T> {
     });
   }
 
+  /**
+   * Patches the object (or `options.subresource`). For server-side apply, `patch` is the whole intent and
+   * `fieldManager` is required: `patch(name, intent, "apply", { fieldManager: "my-controller", force: true })`;
+   * `apply()` does that for you.
+   */
   patch(name: string, patch: unknown, type: PatchType, options: PatchOptions = {}): Promise<T> {
     const path = options.subresource ? `${this.itemPath(name)}/${options.subresource}` : this.itemPath(name);
     return this.rest.request<T>({
@@ -169,12 +223,14 @@ export class ResourceClient<T extends KubeObject> implements ListerWatcher<T> {
     });
   }
 
+  /** The collection's URL path, e.g. /api/v1/namespaces/default/pods. */
   collectionPath(): string {
     const prefix = this.gvr.group ? `/apis/${this.gvr.group}/${this.gvr.version}` : `/api/${this.gvr.version}`;
     const scope = this.namespace ? `/namespaces/${encodeURIComponent(this.namespace)}` : "";
     return `${prefix}${scope}/${this.gvr.resource}`;
   }
 
+  /** One object's URL path, e.g. /api/v1/namespaces/default/pods/web-0. */
   itemPath(name: string): string {
     return `${this.collectionPath()}/${encodeURIComponent(name)}`;
   }

@@ -5,14 +5,22 @@ import type { Status } from "./objects.ts";
 
 /** The API server answered with an HTTP error status; `status` is its metav1.Status body when it sent one. */
 export class ApiError extends ExpectedError {
+  /** "ApiError". */
   override readonly name = "ApiError";
+  /** Made by the clients; a test faking the API server makes one the same way (`ApiError.fromResponse` builds one from a response). */
   constructor(
+    /** The HTTP status code, e.g. 404. */
     readonly code: number,
+    /** metav1.Status's reason, e.g. "NotFound", "AlreadyExists"; else the usual name of the code. */
     readonly reason: string,
     message: string,
+    /** The request's HTTP method. */
     readonly method: string,
+    /** The request's path (with its query). */
     readonly path: string,
+    /** The response's metav1.Status body, when it sent one. */
     readonly status?: Status,
+    /** From the Status's details or the Retry-After header (429, some 5xx). */
     readonly retryAfterSeconds?: number,
   ) {
     super(message);
@@ -43,9 +51,12 @@ export class ApiError extends ExpectedError {
 
 /** The request never got an HTTP answer: DNS, TCP, TLS, timeout. */
 export class TransportError extends ExpectedError {
+  /** "TransportError". */
   override readonly name = "TransportError";
+  /** Made by the transport; `options.cause` keeps the runtime's own error. */
   constructor(
     message: string,
+    /** The API server's URL. */
     readonly server: string,
     /** The runtime's error code, e.g. ECONNREFUSED or SELF_SIGNED_CERT_IN_CHAIN. */
     readonly code: string | undefined,
@@ -78,12 +89,18 @@ function reasonForCode(code: number): string {
 
 const is = (code: number) => (err: unknown): err is ApiError => err instanceof ApiError && err.code === code;
 
+/** 404: the object (or the resource) does not exist. After a delete, the wanted outcome. */
 export const isNotFound = is(404);
+/** 409: an update carried a stale resourceVersion (or a create's name is taken, see isAlreadyExists). Read again and retry. */
 export const isConflict = is(409);
+/** 403: RBAC refused the request; retrying will not help until the role changes. */
 export const isForbidden = is(403);
+/** 422: the object failed validation; `status.details.causes` names the fields. */
 export const isInvalid = is(422);
+/** 429: the server's priority and fairness asked the client to slow down; `retryAfterSeconds` says for how long. */
 export const isTooManyRequests = is(429);
 /** 410 Gone, or reason Expired: the requested resourceVersion is too old, relist. */
 export const isResourceExpired = (err: unknown): err is ApiError =>
   err instanceof ApiError && (err.code === 410 || err.reason === "Expired" || err.reason === "Gone");
+/** A create whose name is taken (409 with reason AlreadyExists). */
 export const isAlreadyExists = (err: unknown): err is ApiError => err instanceof ApiError && err.reason === "AlreadyExists";

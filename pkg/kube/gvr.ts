@@ -19,9 +19,14 @@ import type { KubeObject, Wire } from "./objects.ts";
 /** Never present at run time: the key under which a resource names its object type. */
 declare const objectType: unique symbol;
 
+/**
+ * A resource collection on the API server, e.g. `{ group: "apps", version: "v1", resource: "replicasets" }`.
+ * `T` is the type of its objects, at compile time only.
+ */
 export interface GroupVersionResource<T extends KubeObject = KubeObject> {
   /** "" for the core group. */
   group: string;
+  /** e.g. "v1", "v1beta1". */
   version: string;
   /** Plural resource name, e.g. "pods". */
   resource: string;
@@ -49,7 +54,9 @@ export function groupOf(apiVersion: string): string {
 
 /** A resource with what a controller needs to relate objects to it: its kind (ownerReferences name kinds) and scope. */
 export interface ResourceType<T extends KubeObject = KubeObject> extends GroupVersionResource<T> {
+  /** The kind of its objects, e.g. "ReplicaSet". */
   kind: string;
+  /** False for cluster-scoped resources (Namespace, CustomResourceDefinition). */
   namespaced: boolean;
 }
 
@@ -67,18 +74,32 @@ export function resourceType<T extends KubeObject>(resource: Omit<ResourceType, 
  * (and a project compiled with exactOptionalPropertyTypes works the model out under its own settings).
  */
 export interface BuiltinResources {
+  /** pods (v1). */
   pods: ResourceType<Wire<V1Pod>>;
+  /** configmaps (v1). */
   configMaps: ResourceType<Wire<V1ConfigMap>>;
+  /** secrets (v1). */
   secrets: ResourceType<Wire<V1Secret>>;
+  /** serviceaccounts (v1). */
   serviceAccounts: ResourceType<Wire<V1ServiceAccount>>;
+  /** namespaces (v1, cluster-scoped). */
   namespaces: ResourceType<Wire<V1Namespace>>;
+  /** events (events.k8s.io/v1). */
   events: ResourceType<Wire<EventsV1Event>>;
+  /** replicasets (apps/v1). */
   replicaSets: ResourceType<Wire<V1ReplicaSet>>;
+  /** deployments (apps/v1). */
   deployments: ResourceType<Wire<V1Deployment>>;
+  /** leases (coordination.k8s.io/v1). */
   leases: ResourceType<Wire<V1Lease>>;
+  /** customresourcedefinitions (apiextensions.k8s.io/v1, cluster-scoped). */
   customResourceDefinitions: ResourceType<Wire<V1CustomResourceDefinition>>;
 }
 
+/**
+ * Built-in resources, each typed with its object: `controller("x").for(resources.pods)` reconciles `Wire<V1Pod>`s.
+ * For any other resource, declare one with `resourceType`.
+ */
 export const resources: BuiltinResources = {
   pods: resourceType<Wire<V1Pod>>({ group: "", version: "v1", resource: "pods", kind: "Pod", namespaced: true }),
   configMaps: resourceType<Wire<V1ConfigMap>>({ group: "", version: "v1", resource: "configmaps", kind: "ConfigMap", namespaced: true }),

@@ -2,22 +2,35 @@
 // clients implement it; unit tests of the informer machinery implement it in memory.
 import type { KubeObject, ObjectList, WatchEvent } from "./objects.ts";
 
+/** Query parameters of a LIST (metav1.ListOptions). */
 export interface ListOptions {
+  /** e.g. "app=web,tier!=cache". */
   labelSelector?: string;
+  /** e.g. "spec.nodeName=node-1"; each resource supports a few fields only. */
   fieldSelector?: string;
   /** "0" lets the API server answer from its watch cache; "" (absent) asks for a quorum read. */
   resourceVersion?: string;
+  /** How `resourceVersion` is read: at least that recent, or exactly that version. */
   resourceVersionMatch?: "NotOlderThan" | "Exact";
+  /** At most this many items; the rest come through `continue`. */
   limit?: number;
+  /** The token of the previous page's `metadata.continue`. */
   continue?: string;
+  /** The server gives up after this many seconds. */
   timeoutSeconds?: number;
 }
 
+/** Query parameters of a WATCH. */
 export interface WatchOptions {
+  /** e.g. "app=web". */
   labelSelector?: string;
+  /** e.g. "metadata.name=web-0". */
   fieldSelector?: string;
+  /** Changes after this version; absent or "0": the current state first, as ADDED events. */
   resourceVersion?: string;
+  /** "NotOlderThan" with `sendInitialEvents`. */
   resourceVersionMatch?: "NotOlderThan" | "Exact";
+  /** The server may send BOOKMARK events: only a newer resourceVersion, to resume from. */
   allowWatchBookmarks?: boolean;
   /** The server closes the stream after this many seconds. */
   timeoutSeconds?: number;
@@ -25,6 +38,7 @@ export interface WatchOptions {
   sendInitialEvents?: boolean;
 }
 
+/** The two calls an informer makes for one resource collection: LIST and WATCH. */
 export interface ListerWatcher<T extends KubeObject = KubeObject> {
   /** One page of a LIST. Throws ApiError (e.g. 410 Expired) or TransportError. */
   list(options: ListOptions, signal?: AbortSignal): Promise<ObjectList<T>>;

@@ -8,36 +8,50 @@ import type { Fetch } from "./transport.ts";
 import { decodeWatchEvents } from "./watch-decoder.ts";
 import { errorMessage } from "../errors/expected-error.ts";
 
+/** A query parameter's value; undefined leaves the parameter out. */
 export type QueryValue = string | number | boolean | undefined;
 
+/** One HTTP request to the API server. */
 export interface RestRequest {
+  /** The HTTP method. */
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   /** Absolute path on the server, e.g. /api/v1/namespaces/default/pods. */
   path: string;
+  /** Query parameters, encoded by the client. */
   query?: Record<string, QueryValue>;
   /** Sent as JSON unless already a string. */
   body?: unknown;
+  /** The body's media type; default application/json. */
   contentType?: string;
+  /** The Accept header; default application/json. */
   accept?: string;
   /** Overrides the client's timeout (see RestClientOptions.timeoutMs); null = none. */
   timeoutMs?: number | null;
+  /** Aborts the request, and the reading of its body. */
   signal?: AbortSignal;
 }
 
 /** Waits until the client may send its next request. */
 export interface RequestThrottle {
+  /** Resolves when the next request may go; rejects when `signal` aborts first. */
   take(signal?: AbortSignal): Promise<void>;
 }
 
 /** Receives one observation per finished request (rest_client_* metrics). */
 export interface RequestObserver {
+  /** `code` is the HTTP status, or "<error>" when no answer came. */
   observe(request: { method: string; host: string; code: string; seconds: number }): void;
 }
 
+/** What a RestClient is made of. */
 export interface RestClientOptions {
+  /** The server and its credentials. */
   config: ClientConfig;
+  /** The transport. */
   fetch: Fetch;
+  /** The client-side rate limit. */
   throttle: RequestThrottle;
+  /** The User-Agent header. */
   userAgent: string;
   /**
    * How long a request may make no progress, in ms: the wait for the response headers, then
@@ -45,12 +59,21 @@ export interface RestClientOptions {
    * use it only until the response headers arrive.
    */
   timeoutMs: number;
+  /** Told about every finished request. */
   observer?: RequestObserver;
   /** Called before every request that is not a GET; throws to refuse it (e.g. a leader no longer sure it leads). */
   writeGuard?: () => void;
 }
 
+/**
+ * Requests to any path of the API server, each authenticated, rate-limited, timed out when it makes no
+ * progress, and counted; an HTTP error status throws ApiError, no answer throws TransportError.
+ * Reached as `client.rest`, for what the dynamic client does not cover (e.g. /version, a subresource's custom verb).
+ *
+ * @hideconstructor
+ */
 export class RestClient {
+  /** The server's base URL, e.g. https://10.0.0.1:6443. */
   readonly server: string;
   private readonly host: string;
 

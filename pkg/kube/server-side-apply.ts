@@ -10,17 +10,36 @@ import type { KubeObject } from "./objects.ts";
 export type DeepPartial<T> = T extends (infer U)[] ? DeepPartial<U>[] : T extends object ? { [K in keyof T]?: DeepPartial<T[K]> } : T;
 
 /** The fields of a `T` a controller applies: any subset, plus the name (and namespace, for a namespaced resource). */
-export type ApplyConfiguration<T extends KubeObject> = DeepPartial<T> & { metadata: { name: string; namespace?: string } };
+export type ApplyConfiguration<T extends KubeObject> = DeepPartial<T> & {
+  /** The object's name and namespace are required; any other metadata is optional. */
+  metadata: {
+    /** The object to apply to; created when it does not exist. */
+    name: string;
+    /** Required for a namespaced resource, absent for a cluster-scoped one. */
+    namespace?: string;
+  };
+};
 
+/** Options of `apply` and `applyStatus`. */
 export interface ApplyOptions {
   /** Who owns the applied fields; the API server requires one. */
   fieldManager: string;
   /** Take over fields another manager owns instead of failing with 409 Conflict (controllers usually want this). */
   force?: boolean;
+  /** Let the server validate and merge, but persist nothing. */
   dryRun?: boolean;
 }
 
-/** Applies `configuration` to the object it names; returns the object as the API server stored it. */
+/**
+ * Applies `configuration` to the object it names (server-side apply): the server creates the object or
+ * merges these fields into it, and records `fieldManager` as their owner; fields this manager applied
+ * before and leaves out now are removed. Returns the object as the server stored it. In a reconcile, pass
+ * the controller's client (`SetupContext.client`), so the write is refused unless the process leads.
+ *
+ * @throws Error, before any request, when `fieldManager` is empty, the namespace does not fit the resource's
+ * scope, or the configuration's apiVersion or kind are not the resource's. ApiError from the server: 409 when
+ * another manager owns a field and `force` is not set, 422 when the result is invalid.
+ */
 export function apply<T extends KubeObject>(
   client: KubeClient,
   resource: ResourceType<T>,

@@ -4,11 +4,13 @@
 // request of kube-loom goes through the function built here instead.
 import { requireSupportedNode } from "./node-version.ts";
 
+/** How the connection to the API server is secured, as a kubeconfig cluster and user describe it. */
 export interface TlsOptions {
   /** PEM bundle of the CAs that sign the API server's certificate; absent = system roots. */
   ca?: string;
   /** PEM client certificate and key, for certificate authentication. */
   cert?: string;
+  /** PEM private key of `cert`. */
   key?: string;
   /** kubeconfig `insecure-skip-tls-verify`. */
   insecureSkipVerify?: boolean;
@@ -22,6 +24,7 @@ export interface TransportInit extends RequestInit {
   longLived?: boolean;
 }
 
+/** The transport's request function: fetch's shape, with kube-loom's TLS on every runtime. A test may pass a fake. */
 export type Fetch = (url: string, init: TransportInit) => Promise<Response>;
 
 export type Runtime = "bun" | "deno" | "node";

@@ -14,11 +14,21 @@ import {
 } from "@kubernetes/client-node";
 import type { RestClient, RestRequest } from "./rest-client.ts";
 
+/**
+ * client-node's generated clients for the built-in groups kube-loom uses, sending through kube-loom's
+ * RestClient (its TLS, authentication, rate limit, metrics and ApiError). Their objects carry `Date`s where
+ * the dynamic client's carry strings. Get them with `await client.typed()`.
+ */
 export interface TypedClients {
+  /** The core group (v1): pods, configmaps, secrets, namespaces, … */
   core: CoreV1Api;
+  /** apps/v1: deployments, replicasets, … */
   apps: AppsV1Api;
+  /** coordination.k8s.io/v1: leases. */
   coordination: CoordinationV1Api;
+  /** events.k8s.io/v1. */
   events: EventsV1Api;
+  /** apiextensions.k8s.io/v1: custom resource definitions. */
   apiextensions: ApiextensionsV1Api;
 }
 
