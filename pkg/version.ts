@@ -19,6 +19,7 @@ export function runtimeVersion(): string {
 
 /** What a program calls itself in messages, endpoints and its user agent: kube-loom, or a program built on it. */
 export interface ProgramIdentity {
+  /** e.g. "kube-loom". */
   readonly name: string;
   /** "v1.2.3". */
   readonly version: string;

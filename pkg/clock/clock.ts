@@ -5,10 +5,13 @@
 // expiry is measured on it (a stepped wall clock must neither expire a live lease nor stall a
 // rate limiter).
 
+/** A timer set with `Clock.setTimer`. */
 export interface Timer {
+  /** Stops the timer; its function does not run. Harmless after it ran. */
   cancel(): void;
 }
 
+/** A source of time and timers; the real clock by default, a fake one in tests. */
 export interface Clock {
   /** Milliseconds since the epoch (wall clock): only for timestamps written into objects. */
   now(): number;

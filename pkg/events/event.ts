@@ -2,6 +2,7 @@
 // with the ones client-go's recorder always sets made required.
 import type { KubeObject, ObjectMeta } from "../kube/objects.ts";
 
+/** An Event's type: "Warning" for something a person may need to act on, "Normal" otherwise. */
 export type EventType = "Normal" | "Warning";
 
 /** corev1.ObjectReference: which object an Event is about. */

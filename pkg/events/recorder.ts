@@ -4,6 +4,11 @@ import type { KubeObject } from "../kube/objects.ts";
 import type { EventType, KubeEvent, ObjectReference } from "./event.ts";
 import { formatMicroTime } from "../kube/micro-time.ts";
 
+/**
+ * Records events.k8s.io/v1 Events about objects, as client-go's event recorder does: repeats of the same Event
+ * become one Event with a growing series, and a flood from one object is cut short. A controller gets its own
+ * (`SetupContext.events`), which writes only while the process leads.
+ */
 export interface EventRecorder {
   /**
    * Records an Event about `regarding`; `related` is a second object involved (e.g. the Pod a ReplicaSet created).

@@ -10,17 +10,27 @@ export interface LabelSelector {
   matchExpressions?: { key: string; operator: string; values?: string[] }[];
 }
 
+/** How a requirement compares a label: set membership, presence, or (Gt, Lt) as an integer. */
 export type Operator = "In" | "NotIn" | "Exists" | "DoesNotExist" | "Gt" | "Lt";
 
 /** One condition on one label; a selector matches when all of its requirements do. */
 export interface Requirement {
+  /** The label's key. */
   readonly key: string;
+  /** The comparison. */
   readonly operator: Operator;
+  /** The values compared with; empty for Exists and DoesNotExist. */
   readonly values: readonly string[];
 }
 
+/**
+ * A label selector, as the listers take it. Any object of this shape works:
+ * `{ requirements: [], matches: (labels) => labels?.app === "web" }`.
+ */
 export interface Selector {
+  /** The conditions, for display and for handing to the server; `matches` decides. */
   readonly requirements: readonly Requirement[];
+  /** True when `labels` (an object's metadata.labels) are selected. */
   matches(labels: Labels | undefined): boolean;
 }
 

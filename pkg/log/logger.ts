@@ -4,6 +4,10 @@ import pino, { type Logger as PinoLogger } from "pino";
 import { isExpectedError } from "../errors/expected-error.ts";
 import { textLines } from "./text-format.ts";
 
+/**
+ * A pino logger: `logger.info({ key }, "message")`. A controller's (`SetupContext.logger`) carries its name, and
+ * follows --log-format and -v (debug from -v 4, trace from -v 6).
+ */
 export type Logger = PinoLogger;
 
 /** Expected errors are logged by type and message alone; bugs keep their stack. */

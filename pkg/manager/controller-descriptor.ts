@@ -12,12 +12,23 @@ import type { KnownController } from "../options/parse-command-line.ts";
 import type { WorkqueueMetricsProvider } from "../workqueue/metrics.ts";
 import type { Runnable } from "./runnable.ts";
 
+/**
+ * What the manager hands a descriptor's `create`: the process's shared machinery, made for this controller.
+ * Everything here may be kept and used for the controller's lifetime.
+ */
 export interface ControllerContext {
+  /**
+   * The controller's own client: its rate limit (see `ClientPolicy`), its ServiceAccount under
+   * --use-service-account-credentials, and with leader election a guard that refuses writes unless the process leads.
+   */
   client: KubeClient;
   /** The one informer factory of the process: ask it for informers in `create`, before start. */
   informers: SharedInformerFactory;
+  /** Records Events as this controller; drops them while the process does not lead. */
   events: EventRecorder;
+  /** The process's logger, with `controller: <name>` on every line. */
   logger: Logger;
+  /** The process's Prometheus registry (/metrics): register the controller's own metrics here. */
   metrics: Registry;
   /** Pass to every named workqueue so it reports workqueue_* metrics. */
   workqueueMetrics: WorkqueueMetricsProvider;
@@ -35,9 +46,17 @@ export interface ControllerContext {
  */
 export interface ClientPolicy {
   /** A rate limit of its own, at `qpsFactor` × --kube-api-qps with --kube-api-burst (the garbage collector's is 2). */
-  ownRateLimit?: { qpsFactor: number };
+  ownRateLimit?: {
+    /** Multiplies --kube-api-qps, e.g. 2. */
+    qpsFactor: number;
+  };
 }
 
+/**
+ * A controller as the manager knows it: its names for --controllers, its flags, and how to build it.
+ * `controller(name)…complete(…)` makes one; a controller the builder cannot express writes its own.
+ * Pass descriptors to `runCommand`.
+ */
 export interface ControllerDescriptor extends KnownController {
   /**
    * The ServiceAccount the controller acts as under --use-service-account-credentials

@@ -7,6 +7,11 @@ import type { CacheSyncSource } from "../informer/wait-for-cache-sync.ts";
 import type { DebugRoute } from "../server/http-app.ts";
 import type { ControllerReport } from "../status/status-snapshot.ts";
 
+/**
+ * What the manager runs: a controller (what `ControllerDescriptor.create` returns), or anything else with a
+ * lifetime. The manager waits for its `caches` to sync before it counts as ready, and starts it only while the
+ * process leads unless `needsLeaderElection` is false.
+ */
 export interface Runnable {
   /** Names it in logs; a controller's is its --controllers name. */
   readonly name: string;
@@ -16,6 +21,7 @@ export interface Runnable {
   readonly caches?: readonly CacheSyncSource[];
   /** Added to /healthz and /livez. */
   readonly healthChecks?: readonly HealthCheck[];
+  /** Read-only pages it serves under /debug/controllers/<controller>/<path>. */
   readonly debugRoutes?: readonly DebugRoute[];
   /** What /debug/status shows of it: its reconcile loops and any details. */
   status?(): ControllerReport;

@@ -5,11 +5,13 @@
 // would take the Lease and report ready while doing no work.
 import { UsageError } from "./usage-error.ts";
 
+/** How --controllers names a controller. */
 export interface ControllerIdentity {
   /** Canonical name, the one logs, health checks and metrics use. */
   name: string;
   /** Other names accepted in --controllers (kube-controller-manager keeps old names working this way). */
   aliases: readonly string[];
+  /** Whether "*" in --controllers (the default) includes it; one that is not must be named. */
   enabledByDefault: boolean;
 }
 

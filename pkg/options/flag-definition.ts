@@ -5,6 +5,7 @@ import { z } from "zod";
 import { formatGoDuration, parseGoDuration } from "./go-duration.ts";
 import { UsageError } from "./usage-error.ts";
 
+/** The kinds of flag values; each has its constructor (intFlag, durationFlag, …). */
 export type FlagKind = "int" | "float" | "bool" | "string" | "ip" | "enum" | "duration" | "stringList" | "intList";
 
 /** What the author of a flag writes, whatever its kind. */
@@ -13,7 +14,9 @@ export interface FlagSpec<T> {
   name: string;
   /** The --help section, e.g. "ReplicaSet controller" (printed as "ReplicaSet controller flags:"). */
   group: string;
+  /** One line for --help. */
   help: string;
+  /** The value when neither the command line nor --config sets it. */
   default: T;
   /** One letter for `-x`; Go convention keeps these for a few very common flags such as -v. */
   shorthand?: string;
@@ -26,17 +29,30 @@ export interface FlagSpec<T> {
 
 /** Inclusive limits, except that `exclusiveMin` makes `min` itself invalid (e.g. "> 0"). */
 export interface NumericBounds {
+  /** The smallest valid value. */
   min?: number;
+  /** The largest valid value. */
   max?: number;
+  /** `min` itself is invalid. */
   exclusiveMin?: boolean;
 }
 
+/**
+ * A declared flag, made by one of the flag constructors (intFlag, … or a flagGroup's). Declare it once, at
+ * module level, list it in the descriptor's `flags`, and read its value with `values.get(flag)`.
+ */
 export interface FlagDefinition<T = unknown> {
+  /** Long name without dashes; also the --config key. */
   readonly name: string;
+  /** The --help section. */
   readonly group: string;
+  /** The --help line. */
   readonly help: string;
+  /** The value when nothing sets it. */
   readonly default: T;
+  /** The one-letter form, if any. */
   readonly shorthand: string | undefined;
+  /** Which constructor made it. */
   readonly kind: FlagKind;
   /** The value's type word in --help, as pflag prints it ("int", "duration", "strings"; none for booleans). */
   readonly typeName: string;
@@ -148,12 +164,17 @@ function numberFlag(spec: FlagSpec<number> & NumericBounds, notation: NumberNota
 
 const integers: NumberNotation = { kind: "int", noun: "an integer", example: "", show: String, parse: numberFrom(INTEGER_TEXT), numbers: z.number().int() };
 
+/**
+ * An integer flag, within `min`/`max` when given. Throws Error for a name that is not lower-case words joined by
+ * "-", or a shorthand that is not one letter (so do all the flag constructors).
+ */
 export function intFlag(spec: FlagSpec<number> & NumericBounds): FlagDefinition<number> {
   return numberFlag(spec, integers);
 }
 
 const decimals: NumberNotation = { kind: "float", noun: "a number", example: "", show: String, parse: numberFrom(DECIMAL_TEXT), numbers: z.number() };
 
+/** A number flag ("0.5", "1e3"), within `min`/`max` when given. */
 export function floatFlag(spec: FlagSpec<number> & NumericBounds): FlagDefinition<number> {
   return numberFlag(spec, decimals);
 }
@@ -182,6 +203,7 @@ export function boolFlag(spec: FlagSpec<boolean>): FlagDefinition<boolean> {
   });
 }
 
+/** A string flag; any text is valid. */
 export function stringFlag(spec: FlagSpec<string>): FlagDefinition<string> {
   return defineFlag(spec, {
     kind: "string",

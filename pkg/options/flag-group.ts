@@ -17,6 +17,7 @@ import {
   stringListFlag,
 } from "./flag-definition.ts";
 
+/** What a flag of a group may add to its name, default and help. */
 export interface FlagOptions {
   /** One letter for `-x`, see FlagSpec.shorthand. */
   shorthand?: string;
@@ -24,27 +25,40 @@ export interface FlagOptions {
   deprecated?: string;
 }
 
+/** FlagOptions plus the bounds of a numeric flag. */
 export type NumericFlagOptions = NumericBounds & FlagOptions;
 
 /** A flag constructor of one group: name, default and help, in that order. */
 export type GroupFlag<T, Options extends FlagOptions = FlagOptions> = (name: string, defaultValue: T, help: string, options?: Options) => FlagDefinition<T>;
 
+/**
+ * The flag constructors of one --help section:
+ * `const flags = flagGroup("Annotation scaler"); const workers = flags.int("annotation-scaler-workers", 2, "Workers.", { min: 1 });`
+ */
 export interface FlagGroup {
   /** The --help section, e.g. "Leader election". */
   readonly name: string;
+  /** An integer flag (see intFlag). */
   readonly int: GroupFlag<number, NumericFlagOptions>;
+  /** A number flag (see floatFlag). */
   readonly float: GroupFlag<number, NumericFlagOptions>;
   /** The default and the bounds are in milliseconds, as the value is. */
   readonly duration: GroupFlag<number, NumericFlagOptions>;
+  /** A boolean flag (see boolFlag). */
   readonly bool: GroupFlag<boolean>;
+  /** A string flag. */
   readonly string: GroupFlag<string>;
+  /** An IPv4 or IPv6 address. */
   readonly ip: GroupFlag<string>;
+  /** A comma-separated list (see stringListFlag). */
   readonly stringList: GroupFlag<readonly string[]>;
+  /** A comma-separated list of integers. */
   readonly intList: GroupFlag<readonly number[]>;
   /** One of `choices`, the first being the default; the value is typed as their union. */
   enum<const Choice extends string>(name: string, choices: readonly [Choice, ...Choice[]], help: string, options?: FlagOptions): FlagDefinition<Choice>;
 }
 
+/** The constructors of the flags in the --help section `group`, e.g. "ReplicaSet controller". */
 export function flagGroup(group: string): FlagGroup {
   // One binder serves every primitive: those without bounds ignore them, and FlagGroup's types
   // offer bounds only where they mean something.

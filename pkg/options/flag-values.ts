@@ -2,6 +2,7 @@
 // `values.get(concurrentReplicaSetSyncs)` is a number, `values.get(logFormat)` is "json" | "text".
 import type { FlagDefinition } from "./flag-definition.ts";
 
+/** The parsed flag values, read by flag: `values.get(workers)` is typed by the flag's constructor. */
 export class FlagValues {
   readonly #values: ReadonlyMap<FlagDefinition, unknown>;
   readonly #given: ReadonlySet<FlagDefinition>;
@@ -20,6 +21,7 @@ export class FlagValues {
     this.#given = given;
   }
 
+  /** The flag's value. Throws Error for a flag that was not registered (not in the controller's `flags`). */
   get<T>(flag: FlagDefinition<T>): T {
     if (!this.#values.has(flag)) {
       throw new Error(`flag --${flag.name} was never registered: add it to its controller's flags`);

@@ -12,6 +12,7 @@ import { readOptions, type Options } from "./options.ts";
 import { type Program, resolveProgram } from "./program.ts";
 import { UsageError } from "./usage-error.ts";
 
+/** A controller as the command line knows it: its names and its flags. */
 export interface KnownController extends ControllerIdentity {
   /** The controller's own flags, shown in --help under their group and readable via `options.values`. */
   flags: readonly FlagDefinition[];

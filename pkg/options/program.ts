@@ -4,6 +4,7 @@
 // whichever led would keep the other's controllers from ever running.
 import type { ProgramIdentity } from "../version.ts";
 
+/** What an executable built on kube-loom calls itself; `runCommand`'s third argument. */
 export interface Program {
   /**
    * The executable's name: in --help and --version, before every error line, in the logs, on

@@ -10,8 +10,11 @@ import { type ComponentFacts, mountStatusz } from "./statusz.ts";
 
 /** A read-only debug page under /debug/controllers/<controller>/<path>. */
 export interface DebugRoute {
+  /** The first path segment after /debug/controllers/, usually the controller's name. */
   controller: string;
+  /** The rest of the path, e.g. "graph" or "graph.json". */
   path: string;
+  /** Answers a GET; served behind the same authentication and authorization as /metrics. */
   handler(request: Request): Response | Promise<Response>;
 }
 

@@ -65,11 +65,15 @@ export interface ControllerStatus {
 export interface ControllerReport {
   /** Its runners' own state (ReconcileRunner.status); the page adds what it observed of their reconciles. */
   loops: ReconcileLoopSnapshot[];
+  /** Figures of its own, shown as a table under the loops. */
   details?: StatusDetail[];
 }
 
+/** One labelled figure on the status page. */
 export interface StatusDetail {
+  /** What the figure is, e.g. "objects in graph". */
   label: string;
+  /** The figure. */
   value: string | number;
 }
 

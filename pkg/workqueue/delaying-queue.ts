@@ -9,6 +9,11 @@ import { type AddOptions, checkedPriority, higherOf, type Priority } from "./pri
 import { ReadyTimeHeap } from "./ready-time-heap.ts";
 import { WorkQueue, type WorkQueueOptions } from "./queue.ts";
 
+/**
+ * A work queue that can also add an item later (`addAfter`); a later add of an item already waiting keeps the earlier time.
+ *
+ * @hideconstructor
+ */
 export class DelayingQueue<T = string> extends WorkQueue<T> {
   private readonly waiting = new ReadyTimeHeap<T>();
   /** The priority each waiting item will be added at: the highest it was delayed with. */

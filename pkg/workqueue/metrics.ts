@@ -3,23 +3,36 @@
 import type { Clock, Timer } from "../clock/clock.ts";
 import { ignoringCalls } from "../noop/ignoring-calls.ts";
 
+/** A gauge that goes up and down by one. */
 export interface GaugeMetric {
+  /** Adds one. */
   inc(): void;
+  /** Subtracts one. */
   dec(): void;
 }
 
+/** A gauge set to a value. */
 export interface SettableGaugeMetric {
+  /** Sets the current value. */
   set(value: number): void;
 }
 
+/** A counter. */
 export interface CounterMetric {
+  /** Adds one. */
   inc(): void;
 }
 
+/** A histogram. */
 export interface HistogramMetric {
+  /** Records one value (seconds, for the latency metrics). */
   observe(value: number): void;
 }
 
+/**
+ * Makes the workqueue_* metrics of each named queue, as client-go's MetricsProvider does (each method gets the
+ * queue's name). `ControllerContext.workqueueMetrics` is the process's Prometheus one.
+ */
 export interface WorkqueueMetricsProvider {
   /** Items waiting in the queue. */
   newDepthMetric(name: string): GaugeMetric;

@@ -3,8 +3,13 @@
 // after a start or a failover a change a user just made is not stuck behind every existing object. The queue
 // still hands out low-priority keys at a guaranteed share (see PriorityFifo), so they cannot starve.
 
+/**
+ * How urgent a queued key is: "normal" for keys from live events, "low" for keys that only replay known state
+ * (an informer's initial list, a resync). Low ones wait behind normal ones but get a guaranteed share.
+ */
 export type Priority = "normal" | "low";
 
+/** Options of an add to a work queue. */
 export interface AddOptions {
   /** Default "normal"; for a delayed or rate-limited add of a key being processed, the priority it was handed out with. */
   priority?: Priority;

@@ -13,18 +13,42 @@ import {
 import { type AddOptions, checkedPriority, higherOf, type Priority } from "./priority.ts";
 import { PriorityFifo } from "./priority-fifo.ts";
 
+/** How a work queue is named, timed and measured. */
 export interface WorkQueueOptions {
   /** Metrics are labelled with this name; an unnamed queue emits none. */
   name?: string;
+  /** Time source for delays and metrics; default the real clock (tests pass a fake). */
   clock?: Clock;
+  /** Where the workqueue_* metrics go; default nowhere. */
   metricsProvider?: WorkqueueMetricsProvider;
   /** While low-priority keys wait, normal ones handed out in a row at most. Default: defaultNormalPerLow (9). */
   normalPerLow?: number;
 }
 
-export type GetResult<T> = { item: T; shutdown: false } | { item: undefined; shutdown: true };
+/** What `get` hands a worker: an item, or word that the queue has shut down and the worker should stop. */
+export type GetResult<T> =
+  | {
+      /** The item to process; call `done(item)` afterwards. */
+      item: T;
+      /** False: keep working. */
+      shutdown: false;
+    }
+  | {
+      /** No item. */
+      item: undefined;
+      /** True: the queue shut down and is drained. */
+      shutdown: true;
+    };
 
+/**
+ * client-go's work queue: an item added several times before a worker takes it is handed out once, and an
+ * item is never handed to two workers at once (added again while processing, it waits until `done`).
+ * Items carry a priority: "low" ones (resyncs, initial lists) wait behind "normal" ones, with a guaranteed share.
+ *
+ * @hideconstructor
+ */
 export class WorkQueue<T = string> {
+  /** The name in the workqueue_* metrics' `name` label; "" for none. */
   readonly name: string;
   protected readonly clock: Clock;
   protected readonly metricsProvider: WorkqueueMetricsProvider;
@@ -106,6 +130,7 @@ export class WorkQueue<T = string> {
     return new Promise((resolve) => this.drainWaiters.push(resolve));
   }
 
+  /** True once `shutDown` or `shutDownWithDrain` was called. */
   shuttingDown(): boolean {
     return this.isShuttingDown;
   }

@@ -3,6 +3,7 @@
 import { type Clock, realClock } from "../clock/clock.ts";
 import { TokenBucket } from "../flowcontrol/token-bucket.ts";
 
+/** Decides how long a failed item waits before it is retried (client-go's workqueue.TypedRateLimiter). */
 export interface RateLimiter<T = string> {
   /** Milliseconds to wait before `item` is processed again; records a failure for it. */
   when(item: T): number;

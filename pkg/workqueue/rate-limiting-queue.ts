@@ -5,6 +5,13 @@ import type { AddOptions } from "./priority.ts";
 import type { WorkQueueOptions } from "./queue.ts";
 import type { RateLimiter } from "./rate-limiters.ts";
 
+/**
+ * A controller's queue (`Controller.queue`): a delaying queue whose retry delays come from a rate limiter, growing
+ * with each failure of an item until it is `forget`-ten. `add` and `addAfter` are the ways to enqueue a key from a
+ * handler; the controller's workers call `get`, `done`, `addRateLimited` and `forget` themselves.
+ *
+ * @hideconstructor
+ */
 export class RateLimitingQueue<T = string> extends DelayingQueue<T> {
   constructor(
     private readonly rateLimiter: RateLimiter<T>,
@@ -23,6 +30,7 @@ export class RateLimitingQueue<T = string> extends DelayingQueue<T> {
     this.rateLimiter.forget(item);
   }
 
+  /** How many failures of `item` the rate limiter counts since it was last forgotten. */
   numRequeues(item: T): number {
     return this.rateLimiter.numRequeues(item);
   }
