@@ -9,6 +9,7 @@ import { GarbageCollector } from "./garbage-collector.ts";
 
 const name = "garbagecollector";
 
+/** The garbagecollector controller (alias garbage-collector-controller): ownerReference cascading deletion for every resource. */
 export const garbageCollectorDescriptor: ControllerDescriptor = {
   serviceAccountName: "generic-garbage-collector",
   name,

@@ -51,4 +51,5 @@ export function networkController(provider?: NetworkProvider): ControllerDescrip
     });
 }
 
+/** The network controller: samplecrd.k8s.io/v1 Networks reconciled against OpenStack Neutron or an in-memory provider (see its flags). */
 export const networkControllerDescriptor = networkController();

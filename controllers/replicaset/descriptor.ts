@@ -6,6 +6,7 @@ import { controller } from "../../pkg/builder/controller-builder.ts";
 import { concurrentReplicaSetSyncsFlag } from "./flags.ts";
 import { ReplicaSetController } from "./replicaset-controller.ts";
 
+/** The replicaset controller (alias replicaset-controller): kube-controller-manager's ReplicaSet semantics. */
 export const replicaSetControllerDescriptor = controller("replicaset")
   .aliases("replicaset-controller")
   .workers(concurrentReplicaSetSyncsFlag)

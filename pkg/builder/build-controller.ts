@@ -16,7 +16,9 @@ import { type Primary, PrimaryResource } from "./primary-resource.ts";
 export interface ReconcileRequest<T extends KubeObject> {
   /** "namespace/name", or "name" for a cluster-scoped object. */
   key: string;
+  /** "" for a cluster-scoped object. */
   namespace: string;
+  /** The object's name. */
   name: string;
   /** The primary object as the cache has it now; undefined once it is gone (or when there is no primary). */
   object: T | undefined;
@@ -28,9 +30,20 @@ export interface ReconcileRequest<T extends KubeObject> {
  */
 export type ReconcileFunc<T extends KubeObject> = (request: ReconcileRequest<T>, signal: AbortSignal) => Promise<ReconcileResult>;
 
-export type ReconcilerLike<T extends KubeObject> = ReconcileFunc<T> | { reconcile: ReconcileFunc<T> };
+/** What `complete`'s setup returns: the reconcile function, or an object that has one. */
+export type ReconcilerLike<T extends KubeObject> =
+  | ReconcileFunc<T>
+  | {
+      /** Reconciles one key; see ReconcileFunc. */
+      reconcile: ReconcileFunc<T>;
+    };
 
-/** What `complete`'s setup function gets: the process's shared machinery and this controller's core. */
+/**
+ * What `complete`'s setup function gets: the process's shared machinery and this controller's core.
+ * Call `watch` and `informer` in the setup itself, before the informers start; never from inside a
+ * reconcile (an informer asked for later is not started, and its cache stays empty). Keep what they
+ * return and read its lister in the reconcile.
+ */
 export interface SetupContext<T extends KubeObject> extends ControllerContext {
   /** This controller's workqueue. */
   queue: KeyQueue;
@@ -42,6 +55,7 @@ export interface SetupContext<T extends KubeObject> extends ControllerContext {
   informer: Controller["informer"];
 }
 
+/** `complete`'s argument: runs once per process, before the informers start, and returns the reconciler. */
 export type Setup<T extends KubeObject> = (context: SetupContext<T>) => ReconcilerLike<T> | Promise<ReconcilerLike<T>>;
 
 /** One `owns` or `watches`: connects itself to the core. */

@@ -50,6 +50,12 @@ export function controller(name: string): ControllerBuilder<KubeObject> {
   return new ControllerBuilder<KubeObject>(described, undefined);
 }
 
+/**
+ * Describes a controller step by step; `complete` turns the description into a ControllerDescriptor for `runCommand`.
+ * Start one with `controller(name)`; `T` is the primary resource's object type, set by `for`.
+ *
+ * @hideconstructor
+ */
 export class ControllerBuilder<T extends KubeObject> {
   /** Use `controller(name)`. */
   constructor(

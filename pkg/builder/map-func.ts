@@ -2,7 +2,9 @@
 import type { KubeObject } from "../kube/objects.ts";
 import type { FlagValues } from "../options/flag-values.ts";
 
+/** What a `watches` map function gets besides the changed object. */
 export interface MapContext {
+  /** The controller's flag values. */
   values: FlagValues;
   /** The cached primary objects (none before the primary's cache exists). */
   primaryObjects(): KubeObject[];

@@ -17,9 +17,11 @@ import { CrdGate } from "./crd-gate.ts";
 /** Never aborts: the primary's informer runs until the factory shuts down, as the others do. */
 const untilShutdown = new AbortController().signal;
 
+/** Options of `for`: which objects of the primary resource, and which of their events, queue keys. */
 export interface ForOptions<T extends KubeObject> {
   /** Which part of the collection (namespace, selectors); default: everything. */
   scope?: InformerScope;
+  /** Events some predicate rejects queue nothing, e.g. `[generationChanged]` to ignore status-only updates. */
   predicates?: readonly Predicate<T>[];
   /** A custom resource: stay idle until its CustomResourceDefinition is established, then start without a restart. */
   waitForCrd?: boolean;

@@ -11,6 +11,7 @@ import type { ResourceType } from "../kube/gvr.ts";
 import type { KubeObject } from "../kube/objects.ts";
 import type { ReconcileResult } from "./reconciler.ts";
 
+/** What `finalizer` runs: the reconcile proper, and the cleanup before the object may go. */
 export interface FinalizerHandlers<T extends KubeObject> {
   /** The normal reconcile, run while the object is not being deleted and holds the finalizer. */
   apply(object: T): Promise<ReconcileResult>;

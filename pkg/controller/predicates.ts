@@ -2,9 +2,13 @@
 // predicate rejects queues nothing. Each kind of event is let through unless a predicate says no.
 import type { KubeObject } from "../kube/objects.ts";
 
+/** A filter on a watched resource's events: each method returns false to drop that event; a missing one lets all through. */
 export interface Predicate<T extends KubeObject = KubeObject> {
+  /** An object appeared (or was in the initial list). */
   add?(obj: T): boolean;
+  /** An object changed, or a resync replayed it (then `oldObj` and `newObj` have the same resourceVersion). */
   update?(oldObj: T, newObj: T): boolean;
+  /** An object is gone; `obj` is its last known state. */
   delete?(obj: T): boolean;
 }
 

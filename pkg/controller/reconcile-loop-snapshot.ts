@@ -5,16 +5,23 @@
 /** idle: not started (a standby, or waiting for its caches). */
 export type ReconcileLoopState = "idle" | "running" | "stopped" | "crashed";
 
+/** A key in a worker's hands, and for how long. */
 export interface KeyTiming {
+  /** The key, as text. */
   key: string;
+  /** Seconds since the worker took it. */
   seconds: number;
 }
 
+/** A reconcile loop's state at one moment, for the status page. */
 export interface ReconcileLoopSnapshot {
+  /** The loop's (controller's) name. */
   name: string;
   /** The workqueue's name (its workqueue_* metrics carry it). */
   queue: string;
+  /** Whether the workers run. */
   state: ReconcileLoopState;
+  /** How many workers it has. */
   workers: number;
   /** Keys waiting for a worker. */
   depth: number;

@@ -4,6 +4,7 @@
 // activity (pkg/status) are two of them, handed in together through combinedReconcileObserver.
 import { ignoringCalls } from "../noop/ignoring-calls.ts";
 
+/** How a reconcile ended, as controller-runtime's controller_runtime_reconcile_total labels it. */
 export type ReconcileOutcome = "success" | "error" | "requeue_after" | "terminal_error";
 
 /** `loop` is the runner's name (the `controller` label of controller-runtime's metrics). */
@@ -16,7 +17,9 @@ export interface ReconcileObserver {
   finished(loop: string, key: unknown, outcome: ReconcileOutcome, seconds: number, error?: unknown): void;
   /** The reconcile threw a programming error (a panic in Go terms); `finished` follows with "error". */
   panicked(loop: string): void;
+  /** Workers reconciling right now. */
   setActiveWorkers(loop: string, count: number): void;
+  /** The loop's number of workers, told each time its workers start. */
   setMaxConcurrentReconciles(loop: string, count: number): void;
 }
 

@@ -3,11 +3,14 @@
 
 /** Return this to have the key reconciled again after `requeueAfterMs`, even if nothing changes. */
 export interface RequeueAfter {
+  /** Milliseconds until the key is reconciled again; the key's failure count is reset. */
   requeueAfterMs: number;
 }
 
+/** What a reconcile resolves with: nothing when done, or `{ requeueAfterMs }` to look again later. */
 export type ReconcileResult = void | RequeueAfter;
 
+/** Reconciles one key at a time per key: the controller core's worker calls it (see `Controller.reconcileWith`). */
 export interface Reconciler<K = string> {
   /** `signal` aborts when the process must stop at once (leadership lost). */
   reconcile(key: K, signal: AbortSignal): Promise<ReconcileResult>;
@@ -18,5 +21,6 @@ export interface Reconciler<K = string> {
  * the error is logged and counted, and the key is not requeued.
  */
 export class TerminalError extends Error {
+  /** "TerminalError". */
   override readonly name = "TerminalError";
 }

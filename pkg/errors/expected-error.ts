@@ -6,6 +6,10 @@
 // only point into a library. Everything else is a bug and keeps its stack wherever it is logged.
 // A new kind of expected failure is a subclass of ExpectedError, and nothing else changes.
 
+/**
+ * A failure the world caused, not a bug: logged as its one-line message, without a stack. Subclass it for
+ * a controller's own such errors (ApiError and TransportError are ones); any other error keeps its stack in the logs.
+ */
 export abstract class ExpectedError extends Error {}
 
 export function isExpectedError(err: unknown): err is ExpectedError {
