@@ -7,15 +7,20 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 
+/** The programs a control plane runs, as paths. */
 export interface ControlPlaneBinaries {
+  /** The etcd program. */
   etcd: string;
+  /** The kube-apiserver program. */
   kubeApiserver: string;
   /** Default: `kubectl` on PATH. */
   kubectl?: string;
 }
 
+/** Where envtest looks for the binaries last, as controller-runtime's envtest does. */
 export const DEFAULT_ASSETS_DIRECTORY = "/usr/local/kubebuilder/bin";
 
+/** Where `findBinaryAssets` looks besides KUBEBUILDER_ASSETS, TEST_ASSET_ETCD and TEST_ASSET_KUBE_APISERVER. */
 export interface FindBinaryAssetsOptions {
   /** Looked in after the environment variables (envtest's BinaryAssetsDirectory). */
   directory?: string;

@@ -13,6 +13,7 @@ import { createOwnedTempDir, removeOwnedTempDir } from "./owned-temp-dir.ts";
 import { pollUntil } from "./poll-until.ts";
 import { type ClientIdentity, createPki, type IssuedCertificate, issueClientCertificate, type Pki } from "./pki.ts";
 
+/** How `ControlPlane.start` runs etcd and kube-apiserver. */
 export interface ControlPlaneOptions {
   /** Fixed state folder, kept after stop() (etcd data survives restarts). Default: a fresh folder under /dev/shm, removed by stop(). */
   dir?: string;
@@ -33,12 +34,17 @@ export interface ControlPlaneOptions {
   serviceAccountAdmission?: boolean;
 }
 
+/** How a kubectl run ended. */
 export interface KubectlResult {
+  /** The exit code; 0 for success. */
   code: number;
+  /** Everything it printed to stdout. */
   stdout: string;
+  /** Everything it printed to stderr. */
   stderr: string;
 }
 
+/** Options of `ControlPlane.kubectl`. */
 export interface KubectlOptions {
   /** Default: the admin kubeconfig. */
   kubeconfig?: string;
@@ -46,6 +52,7 @@ export interface KubectlOptions {
   stdin?: string;
 }
 
+/** What `ControlPlane.writeKubeconfig` puts in the file; by default, admin access to this control plane. */
 export interface KubeconfigOptions {
   /** Default: the admin certificate. */
   client?: IssuedCertificate;
@@ -57,9 +64,11 @@ export interface KubeconfigOptions {
   server?: string;
   /** Default: a new file in the control plane's folder. */
   path?: string;
+  /** The context's namespace; default none (kubectl then uses "default"). */
   namespace?: string;
 }
 
+/** How to stop a process: SIGTERM lets it shut down, SIGKILL is a crash. */
 export type StopSignal = "SIGTERM" | "SIGKILL";
 
 const DEFAULT_START_TIMEOUT_MS = 90_000;
@@ -73,11 +82,20 @@ function startTimeoutFromEnvironment(): number {
   return ms;
 }
 
+/**
+ * A real etcd and kube-apiserver on loopback ports, with their own PKI, for tests that need more than
+ * TestEnvironment gives (restarting the API server, compacting etcd, other identities). Start with `ControlPlane.start()`.
+ */
 export class ControlPlane {
+  /** An admin kubeconfig (system:masters). */
   readonly kubeconfigPath: string;
+  /** The API server's URL, https://127.0.0.1:<port>. */
   readonly server: string;
+  /** etcd's client URL, http://127.0.0.1:<port>. */
   readonly etcdUrl: string;
+  /** kube-apiserver's output. */
   readonly apiserverLogPath: string;
+  /** etcd's output. */
   readonly etcdLogPath: string;
   #apiserver: DaemonProcess | undefined;
   #etcd: DaemonProcess | undefined;
@@ -85,7 +103,9 @@ export class ControlPlane {
   #adminFetch: Promise<Fetch> | undefined;
 
   private constructor(
+    /** The folder holding etcd's data, the PKI, logs and kubeconfigs. */
     readonly dir: string,
+    /** The certificates and keys the control plane runs with. */
     readonly pki: Pki,
     private readonly ownsDir: boolean,
     private readonly binaries: ControlPlaneBinaries,
@@ -101,6 +121,11 @@ export class ControlPlane {
     this.etcdLogPath = join(dir, "etcd.log");
   }
 
+  /**
+   * Starts etcd, then kube-apiserver, and resolves once the API server serves. Throws, having stopped
+   * whatever started, when a binary is missing or a process does not come up in time; the message ends
+   * with the last lines of their logs.
+   */
   static async start(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
     const binaries = options.binaries ?? findBinaryAssets();
     const startTimeoutMs = options.startTimeoutMs ?? startTimeoutFromEnvironment();
@@ -136,10 +161,12 @@ export class ControlPlane {
     return [this.#etcd, this.#apiserver].filter((daemon): daemon is DaemonProcess => daemon !== undefined && !hasExited(daemon)).map((daemon) => daemon.pid);
   }
 
+  /** The PEM certificate of the CA that signs the API server's serving certificate. */
   get caPem(): string {
     return this.pki.ca.certPem;
   }
 
+  /** The file holding `caPem`. */
   get caFile(): string {
     return this.pki.ca.certFile;
   }

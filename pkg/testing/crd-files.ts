@@ -7,6 +7,7 @@ import { extname, join } from "node:path";
 import { parseAllDocuments } from "yaml";
 import type { ObjectOf, resources } from "../kube/gvr.ts";
 
+/** An apiextensions.k8s.io/v1 CustomResourceDefinition, as the API server stores it. */
 export type CustomResourceDefinition = ObjectOf<typeof resources.customResourceDefinitions>;
 
 const CRD_EXTENSIONS = new Set([".yaml", ".yml", ".json"]);

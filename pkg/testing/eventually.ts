@@ -3,6 +3,7 @@
 // "not yet"; the wait ends as soon as it passes, or fails with the last reason once time is up.
 import { setTimeout as sleep } from "node:timers/promises";
 
+/** How long and how often `eventually` tries. */
 export interface EventuallyOptions {
   /** Give up after this long. Default 10 s. */
   timeoutMs?: number;
@@ -15,7 +16,11 @@ export interface EventuallyOptions {
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_INTERVAL_MS = 100;
 
-/** Calls `condition` until it returns something other than false without throwing, and resolves with that. */
+/**
+ * Calls `condition` until it returns something other than false without throwing, and resolves with that.
+ * A throw means "not yet", as false does (so `expect(…)` works inside). After `timeoutMs` it rejects with
+ * "timed out after … waiting for <message>", plus the last throw's message.
+ */
 export async function eventually<T>(condition: () => T | Promise<T>, options: EventuallyOptions = {}): Promise<Exclude<T, false>> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const intervalMs = options.intervalMs ?? DEFAULT_INTERVAL_MS;

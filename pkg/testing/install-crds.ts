@@ -7,6 +7,7 @@ import { isAlreadyExists } from "../kube/errors.ts";
 import { resources } from "../kube/gvr.ts";
 import { type CustomResourceDefinition, readCrdFiles } from "./crd-files.ts";
 
+/** Options of `TestEnvironment.installCrds`. */
 export interface InstallCrdsOptions {
   /** How long to wait for them to be served. Default 60 s. */
   timeoutMs?: number;

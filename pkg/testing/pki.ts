@@ -6,21 +6,31 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { captureOutput } from "./capture-output.ts";
 
+/** A certificate authority made for one control plane. */
 export interface CertificateAuthority {
   /** Folder the CA's files live in; certificates it issues are written there too. */
   dir: string;
+  /** Its certificate, PEM. */
   certFile: string;
+  /** Its private key, PEM. */
   keyFile: string;
+  /** The contents of `certFile`. */
   certPem: string;
 }
 
+/** A certificate with its key, as files and as PEM text. */
 export interface IssuedCertificate {
+  /** The certificate's file. */
   certFile: string;
+  /** The private key's file. */
   keyFile: string;
+  /** The certificate, PEM. */
   certPem: string;
+  /** The private key, PEM. */
   keyPem: string;
 }
 
+/** Who a client certificate says its holder is. */
 export interface ClientIdentity {
   /** Becomes the certificate's CN, i.e. the Kubernetes user name. */
   user: string;
@@ -28,13 +38,19 @@ export interface ClientIdentity {
   groups?: string[];
 }
 
+/** The certificates and keys of one control plane. */
 export interface Pki {
+  /** Where their files are. */
   dir: string;
+  /** Signs the serving and client certificates; the API server trusts the client certificates it signs. */
   ca: CertificateAuthority;
+  /** kube-apiserver's serving certificate, for 127.0.0.1 and localhost. */
   apiserverServing: IssuedCertificate;
   /** CN=admin, O=system:masters. */
   admin: IssuedCertificate;
+  /** Signs ServiceAccount tokens. */
   serviceAccountPrivateKeyFile: string;
+  /** Verifies ServiceAccount tokens. */
   serviceAccountPublicKeyFile: string;
   /** Unrelated to `ca`: anything it signs must be rejected by the apiserver. */
   otherCa: CertificateAuthority;

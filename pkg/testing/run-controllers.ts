@@ -19,6 +19,7 @@ import { prometheusReconcileMetrics } from "../metrics/reconcile-metrics.ts";
 import { PrometheusWorkqueueMetricsProvider } from "../metrics/workqueue-metrics.ts";
 import { controllerFlagValues } from "./controller-flags.ts";
 
+/** Options of `TestEnvironment.run`. */
 export interface RunOptions {
   /** The controllers' own flags as on the command line, e.g. `["--mirror-source=team-a/settings"]`. */
   flags?: readonly string[];
@@ -30,6 +31,7 @@ export interface RunOptions {
   shutdownTimeoutMs?: number;
 }
 
+/** Controllers a test runs; `stop()` them when done (the environment's `stop()` does too). */
 export interface RunningControllers {
   /** The registry the controllers report to: workqueue_*, controller_runtime_reconcile_*, informer_* and their own. */
   readonly metrics: Registry;

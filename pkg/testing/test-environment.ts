@@ -11,6 +11,7 @@ import { ControlPlane } from "./control-plane.ts";
 import { installCrds, type InstallCrdsOptions } from "./install-crds.ts";
 import { type RunningControllers, type RunOptions, runControllers, TEST_CLIENT_RATE } from "./run-controllers.ts";
 
+/** How `TestEnvironment.start` sets up the control plane. */
 export interface TestEnvironmentOptions {
   /** CRD files or folders of them, installed and served before start() resolves. */
   crds?: readonly string[];
@@ -27,6 +28,10 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 /** A namespace name is one DNS label (at most 63 characters); the random suffix takes 7. */
 const MAX_PREFIX_LENGTH = 56;
 
+/**
+ * A real etcd and kube-apiserver for a test, with CRDs installed, an admin client, namespaces on demand,
+ * and controllers run in the test's process. Start one per test file (`TestEnvironment.start()`), and stop it after.
+ */
 export class TestEnvironment {
   readonly #running = new Set<RunningControllers>();
 
