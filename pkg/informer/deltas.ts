@@ -4,8 +4,11 @@ import type { KubeObject } from "../kube/objects.ts";
 
 /** An object whose deletion was inferred, not observed: `obj` is its last known, possibly stale, state. */
 export class DeletedFinalStateUnknown<T extends KubeObject = KubeObject> {
+  /** Made by the informer; a handler's unit test may make one to simulate a missed deletion. */
   constructor(
+    /** The cache key the object was filed under. */
     readonly key: string,
+    /** Its last known state. */
     readonly obj: T,
   ) {}
 }

@@ -7,7 +7,9 @@ import { type SettableGauge, resourceVersionForMetrics } from "./informer-metric
 import { metaNamespaceKeyFunc } from "./keys.ts";
 import type { Store } from "./store.ts";
 
+/** The values an object is filed under in one index, e.g. its owners' UIDs; none leaves it out of the index. Must not throw. */
 export type IndexFunc<T> = (obj: T) => string[];
+/** Index functions by index name. */
 export type Indexers<T> = Record<string, IndexFunc<T>>;
 
 /** No index values: an object not cached before, or no longer. */
@@ -16,6 +18,12 @@ const noValues: readonly (readonly string[])[] = [];
 /** Told about an object left out of a replace because an index function threw for it. */
 export type IndexFailure<T> = (key: string, obj: T, err: unknown) => void;
 
+/**
+ * An informer's cache: the objects by key, plus secondary indexes (`informer.getIndexer()`). Read it, and
+ * never mutate an object from it: the informer alone writes it, and objects are shared between readers.
+ *
+ * @hideconstructor
+ */
 export class Indexer<T extends KubeObject = KubeObject> implements Store<T> {
   private items = new Map<string, T>();
   private readonly indexers = new Map<string, IndexFunc<T>>();
@@ -37,6 +45,7 @@ export class Indexer<T extends KubeObject = KubeObject> implements Store<T> {
     this.putByKey(metaNamespaceKeyFunc(obj), obj);
   }
 
+  /** Same as `add`. */
   update(obj: T): void {
     this.putByKey(metaNamespaceKeyFunc(obj), obj);
   }
@@ -113,14 +122,17 @@ export class Indexer<T extends KubeObject = KubeObject> implements Store<T> {
     return this.storeResourceVersion;
   }
 
+  /** The cached object with the same key as `obj`. */
   get(obj: T): T | undefined {
     return this.items.get(metaNamespaceKeyFunc(obj));
   }
 
+  /** The cached object under "namespace/name" (or "name"). */
   getByKey(key: string): T | undefined {
     return this.items.get(key);
   }
 
+  /** Every cached object, in no particular order. */
   list(): T[] {
     return [...this.items.values()];
   }
@@ -130,6 +142,7 @@ export class Indexer<T extends KubeObject = KubeObject> implements Store<T> {
     return this.items.size;
   }
 
+  /** Every cached key. */
   listKeys(): string[] {
     return [...this.items.keys()];
   }
@@ -159,6 +172,7 @@ export class Indexer<T extends KubeObject = KubeObject> implements Store<T> {
     return [...(this.indices.get(indexName)?.keys() ?? [])];
   }
 
+  /** The index functions, by index name. */
   getIndexers(): Indexers<T> {
     return Object.fromEntries(this.indexers);
   }

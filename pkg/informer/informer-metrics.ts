@@ -4,11 +4,15 @@
 import type { GroupVersionResource } from "../kube/gvr.ts";
 import { ignoringCalls } from "../noop/ignoring-calls.ts";
 
+/** A gauge set to a value. */
 export interface SettableGauge {
+  /** Sets the current value. */
   set(value: number): void;
 }
 
+/** A histogram. */
 export interface Histogram {
+  /** Records one value, in seconds. */
   observe(value: number): void;
 }
 
@@ -29,8 +33,11 @@ export interface InformerMetricsProvider {
 
 /** One informer's metrics, built once by its factory. */
 export interface InformerMetrics {
+  /** informer_queued_items. */
   queuedItems: SettableGauge;
+  /** informer_processing_latency_seconds. */
   processingLatency: Histogram;
+  /** informer_store_resource_version. */
   storeResourceVersion: SettableGauge;
 }
 

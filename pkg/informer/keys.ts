@@ -16,7 +16,12 @@ export function deletionHandlingKeyFunc(obj: KubeObject | DeletedFinalStateUnkno
 }
 
 /** Splits a cache key back into namespace ("" when cluster-scoped) and name. */
-export function splitMetaNamespaceKey(key: string): { namespace: string; name: string } {
+export function splitMetaNamespaceKey(key: string): {
+  /** "" for a cluster-scoped object's key. */
+  namespace: string;
+  /** The object's name. */
+  name: string;
+} {
   const parts = key.split("/");
   if (parts.length === 1) return { namespace: "", name: key };
   if (parts.length === 2 && parts[0] && parts[1]) return { namespace: parts[0], name: parts[1] };

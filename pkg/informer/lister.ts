@@ -4,7 +4,12 @@ import type { Selector } from "../labels/selector.ts";
 import { namespaceIndexName } from "./index-funcs.ts";
 import type { Indexer } from "./indexer.ts";
 
-/** Lists and gets cached objects. They are shared with every other reader: never mutate them. */
+/**
+ * Lists and gets cached objects. They are shared with every other reader: never mutate them.
+ * Reading is synchronous and sends no request; before the cache has synced it may miss objects.
+ *
+ * @hideconstructor
+ */
 export class Lister<T extends KubeObject = KubeObject> {
   constructor(private readonly indexer: Indexer<T>) {}
 
@@ -24,9 +29,15 @@ export class Lister<T extends KubeObject = KubeObject> {
   }
 }
 
+/**
+ * The cached objects of one namespace (`lister.namespace(ns)`).
+ *
+ * @hideconstructor
+ */
 export class NamespaceLister<T extends KubeObject = KubeObject> {
   constructor(
     private readonly indexer: Indexer<T>,
+    /** The namespace. */
     readonly namespace: string,
   ) {}
 
@@ -39,6 +50,7 @@ export class NamespaceLister<T extends KubeObject = KubeObject> {
     return filterByLabels(inNamespace, selector);
   }
 
+  /** The namespace's object with this name. */
   get(name: string): T | undefined {
     return this.indexer.getByKey(`${this.namespace}/${name}`);
   }

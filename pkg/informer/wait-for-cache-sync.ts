@@ -9,7 +9,9 @@ import { errorMessage } from "../errors/expected-error.ts";
 
 /** What a wait needs of an informer; SharedIndexInformer has it. */
 export interface CacheSyncSource {
+  /** Names it in logs and /readyz, e.g. "pods.v1". */
   readonly name: string;
+  /** True once the first list has reached the cache. */
   hasSynced(): boolean;
   /** The last list or watch failure since the cache was last filled. */
   readonly lastListError: unknown;
