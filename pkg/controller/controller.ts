@@ -21,6 +21,7 @@ import type { ReconcileObserver } from "./reconcile-observer.ts";
 import { ReconcileRunner } from "./reconcile-runner.ts";
 import type { Reconciler } from "./reconciler.ts";
 
+/** What a Controller is made with; `ControllerContext` has most of it. */
 export interface ControllerOptions<K> {
   /** Names the controller in logs, health checks, metrics and the status page. */
   name: string;
@@ -32,12 +33,17 @@ export interface ControllerOptions<K> {
   rateLimiter?: RateLimiter<K>;
   /** The workqueue's name in workqueue_* metrics. Default: the controller's name. */
   queueName?: string;
+  /** Where the queue's workqueue_* metrics go (`ControllerContext.workqueueMetrics`); default none. */
   workqueueMetrics?: WorkqueueMetricsProvider;
+  /** Told of every reconcile (`ControllerContext.reconcileObserver`): metrics and the status page. */
   reconcileObserver?: ReconcileObserver;
+  /** Default: silent. */
   logger?: Logger;
+  /** Default: the real clock; tests pass a fake. */
   clock?: Clock;
 }
 
+/** Options of `Controller.informer`: which part of the collection, and the indexes the reconciler reads by. */
 export interface CacheOptions<T extends KubeObject> {
   /** Which part of the collection; default: everything. */
   scope?: InformerScope;
@@ -45,6 +51,7 @@ export interface CacheOptions<T extends KubeObject> {
   indexers?: Indexers<T>;
 }
 
+/** Options of `Controller.watch` and of the builder's `owns` and `watches`. */
 export interface WatchOptions<T extends KubeObject> extends CacheOptions<T> {
   /** Events some predicate rejects reach no handler. */
   predicates?: readonly Predicate<T>[];
@@ -52,8 +59,16 @@ export interface WatchOptions<T extends KubeObject> extends CacheOptions<T> {
   resyncPeriodMs?: number;
 }
 
+/**
+ * The controller core under the builder, for a controller the builder cannot express (several queues over one
+ * state, handlers that track expectations): one workqueue of keys `K`, the workers that reconcile them, and the
+ * caches those reconciles read. Call `informer`, `watch` and `waitFor` while setting up, before the informers
+ * start (an informer asked for later is not started); then `reconcileWith`, then `run` (a Runnable's `start`).
+ */
 export class Controller<K = string> {
+  /** Names it in logs, metrics, health checks and the status page. */
   readonly name: string;
+  /** Its workqueue: handlers add keys with `add` or `addAfter`; the workers take them. */
   readonly queue: RateLimitingQueue<K>;
   private readonly informers: SharedInformerFactory;
   private readonly logger: Logger;
@@ -61,6 +76,7 @@ export class Controller<K = string> {
   private readonly sources: CacheSyncSource[] = [];
   private reconciler: Reconciler<K> | undefined;
 
+  /** Makes the queue and the workers; starts nothing. */
   constructor(options: ControllerOptions<K>) {
     const clock = options.clock ?? realClock;
     this.name = options.name;
@@ -82,7 +98,10 @@ export class Controller<K = string> {
     });
   }
 
-  /** The shared informer of `resource`, for the reconciler to read; the workers wait for its cache. */
+  /**
+   * The shared informer of `resource`, for the reconciler to read; the workers wait for its cache.
+   * Call it while setting up, not from a reconcile: an informer asked for after the informers started stays empty.
+   */
   informer<T extends KubeObject>(resource: GroupVersionResource<T>, options: CacheOptions<NoInfer<T>> = {}): ResourceInformer<T> {
     const shared = this.informers.forResource(resource, options.scope);
     this.addIndexers(shared, options.indexers);
