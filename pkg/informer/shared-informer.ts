@@ -23,14 +23,17 @@ import { dropManagedFields } from "./transform.ts";
 /** A handler's resync period is never shorter than this. */
 export const minimumResyncPeriodMs = 1000;
 
+/** Which handler call failed, for `onHandlerError`. */
 export interface HandlerErrorContext {
   /** The informer's name. */
   informer: string;
   /** Cache key of the object the handler was given. */
   key: string;
+  /** Which of the handler's methods threw: "add", "update" or "delete". */
   event: Notification<KubeObject>["type"];
 }
 
+/** How an informer is set up; the factory makes informers with its own settings. */
 export interface SharedIndexInformerOptions<T extends KubeObject> {
   /** Names the informer in logs, e.g. "pods.v1". */
   name?: string;
@@ -40,8 +43,11 @@ export interface SharedIndexInformerOptions<T extends KubeObject> {
   indexers?: Indexers<T>;
   /** Applied to every object before it is queued and cached. Default: drop managedFields. */
   transform?: (obj: T) => T;
+  /** Default: the real clock. */
   clock?: Clock;
+  /** Jitter's random source, like Math.random; tests pass a fixed one. */
   random?: () => number;
+  /** Default: silent. */
   logger?: Logger;
   /** Tuning passed to the reflector. */
   reflector?: Pick<ReflectorOptions, "pageSize" | "watchIdleTimeoutMs" | "useWatchList" | "watchListTimeoutMs" | "backoff">;
@@ -51,11 +57,13 @@ export interface SharedIndexInformerOptions<T extends KubeObject> {
   metrics?: InformerMetrics;
 }
 
+/** Options of `addEventHandler`. */
 export interface EventHandlerOptions {
   /** Resync period for this handler (at least 1 s; 0: none). Default: the informer's. */
   resyncPeriodMs?: number;
 }
 
+/** A registered handler: whether it has caught up, and how to remove it. */
 export interface EventHandlerRegistration {
   /** True once the informer synced and this handler has handled every object of the initial list. */
   hasSynced(): boolean;
@@ -63,12 +71,21 @@ export interface EventHandlerRegistration {
   remove(): Promise<void>;
 }
 
+/** What an informer has done since it started, for the status page. */
 export interface InformerCounters extends ReflectorCounters {
   /** Handler calls that threw or rejected. */
   handlerErrors: number;
 }
 
+/**
+ * One resource's informer, shared by every controller that reads the resource (`ResourceInformer.informer`):
+ * it lists and watches, keeps the cache, and tells the handlers of every change. Made and started by the
+ * informer factory; add handlers and indexers before it starts.
+ *
+ * @hideconstructor
+ */
 export class SharedIndexInformer<T extends KubeObject = KubeObject> {
+  /** e.g. "pods.v1", in logs, metrics and /readyz. */
   readonly name: string;
   private readonly clock: Clock;
   private readonly logger: Logger;
@@ -151,10 +168,12 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     return this.reflector.lastError;
   }
 
+  /** The resourceVersion of the last list, watch event or bookmark the informer received. */
   get lastSyncResourceVersion(): string {
     return this.reflector.lastSyncResourceVersion;
   }
 
+  /** Lists, watches, relists, errors and handler failures since start. */
   get counters(): InformerCounters {
     return { ...this.reflector.counters, handlerErrors: this.handlerErrors };
   }
@@ -164,6 +183,7 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     return this.listeners.size;
   }
 
+  /** True once `run` was called. */
   get isStarted(): boolean {
     return this.state !== "new";
   }
@@ -173,6 +193,7 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     return this.indexer;
   }
 
+  /** The cache, without the index methods. */
   getStore(): Store<T> {
     return this.indexer;
   }
