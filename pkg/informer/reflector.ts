@@ -53,6 +53,7 @@ export interface ReflectorOptions {
   onError?: (err: unknown) => void;
 }
 
+/** What an informer's reflector has done since it started. */
 export interface ReflectorCounters {
   /** Full lists: streaming lists and LIST operations (each may take several pages). */
   lists: number;
