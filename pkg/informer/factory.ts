@@ -14,7 +14,9 @@ import { SharedIndexInformer, type SharedIndexInformerOptions } from "./shared-i
 export interface InformerScope {
   /** undefined: the factory's namespace; "": all namespaces (or a cluster-scoped resource). */
   namespace?: string;
+  /** Only objects whose labels match, e.g. "app=web". */
   labelSelector?: string;
+  /** Only objects whose fields match, e.g. "spec.nodeName=node-1". */
   fieldSelector?: string;
 }
 
@@ -50,11 +52,15 @@ export interface SharedInformerFactoryOptions {
 
 /** An informer with a lister over its cache. */
 export interface ResourceInformer<T extends KubeObject> {
+  /** The shared informer: its handlers, indexes and sync state. */
   readonly informer: SharedIndexInformer<T>;
+  /** Reads its cache by name, namespace and labels. */
   readonly lister: Lister<T>;
 }
 
+/** What `waitForCacheSync` found. */
 export interface CacheSyncResult {
+  /** True when every informer had synced. */
   synced: boolean;
   /** Informers that had not synced, named by gvr string (plus their scope when not the default). */
   unsynced: string[];
@@ -73,6 +79,13 @@ interface Entry {
 /** How often waitForCacheSync looks, as client-go's WaitForCacheSync. */
 const syncPollMs = 100;
 
+/**
+ * The process's informers, one per resource and scope, shared by every controller that asks
+ * (`ControllerContext.informers`). Ask for informers while setting up: the manager starts them once,
+ * and one asked for afterwards is not started.
+ *
+ * @hideconstructor
+ */
 export class SharedInformerFactory {
   private readonly entries = new Map<string, Entry>();
   private readonly clock: Clock;
