@@ -1,10 +1,16 @@
-// kube-loom as a library: everything a project needs to write its own controllers and compile
-// them, with or without the built-in ones, into its own single executable. Anything not exported
-// here is internal and may change.
-//
-//   import { builtinControllers, controller, resources, runCommand } from "kube-loom";
-//   const mine = controller("mine").for(resources.configMaps).complete(() => async ({ object }) => { … });
-//   process.exit(await runCommand(process.argv.slice(2), [...builtinControllers, mine], { name: "my-manager", version: "1.0.0" }));
+/**
+ * kube-loom as a library: everything a project needs to write its own controllers and compile
+ * them, with or without the built-in ones, into its own single executable. Anything not exported
+ * here is internal and may change.
+ *
+ * ```ts
+ * import { builtinControllers, controller, resources, runCommand } from "kube-loom";
+ * const mine = controller("mine").for(resources.configMaps).complete(() => async ({ object }) => { … });
+ * process.exit(await runCommand(process.argv.slice(2), [...builtinControllers, mine], { name: "my-manager", version: "1.0.0" }));
+ * ```
+ *
+ * @module kube-loom
+ */
 
 // The command: flags, leader election, health and metrics, exit codes.
 export { runCommand } from "./pkg/manager/run-command.ts";

@@ -1,12 +1,18 @@
-// kube-loom/testing: envtest for kube-loom. Start a real etcd and kube-apiserver from a test,
-// install CRDs, run controllers in the test's process as the manager would, wait for what they do.
-// Works under bun:test, node:test and Deno.test alike.
-//
-//   const env = await TestEnvironment.start({ crds: ["config/crd"] });   // KUBEBUILDER_ASSETS names the binaries
-//   const namespace = await env.namespace();
-//   const running = await env.run([myController], { flags: ["--my-flag=value"] });
-//   await eventually(async () => (await env.client.dynamic.resource(resources.configMaps, namespace).get("x")).data?.ready === "yes");
-//   await env.stop();
+/**
+ * kube-loom/testing: envtest for kube-loom. Start a real etcd and kube-apiserver from a test,
+ * install CRDs, run controllers in the test's process as the manager would, wait for what they do.
+ * Works under bun:test, node:test and Deno.test alike.
+ *
+ * ```ts
+ * const env = await TestEnvironment.start({ crds: ["config/crd"] });   // KUBEBUILDER_ASSETS names the binaries
+ * const namespace = await env.namespace();
+ * const running = await env.run([myController], { flags: ["--my-flag=value"] });
+ * await eventually(async () => (await env.client.dynamic.resource(resources.configMaps, namespace).get("x")).data?.ready === "yes");
+ * await env.stop();
+ * ```
+ *
+ * @module kube-loom/testing
+ */
 export { TestEnvironment, type TestEnvironmentOptions } from "./test-environment.ts";
 export type { RunningControllers, RunOptions } from "./run-controllers.ts";
 export { eventually, type EventuallyOptions } from "./eventually.ts";
