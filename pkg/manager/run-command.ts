@@ -10,7 +10,13 @@ import type { ControllerDescriptor } from "./controller-descriptor.ts";
 import { Manager } from "./manager.ts";
 
 /**
- * Exit codes: 0 clean stop, --help or --version; 1 runtime failure or lost lease; 2 usage error.
+ * The whole program: parses `argv` (flags, --config, --controllers), then runs the chosen controllers
+ * with leader election, the HTTPS endpoints and the shared informers until SIGTERM or SIGINT. Call it
+ * once, from `main`, and exit with what it resolves to:
+ * `process.exit(await runCommand(process.argv.slice(2), [...builtinControllers, mine], { name: "my-manager", version: "1.0.0" }))`.
+ *
+ * Resolves with the exit code: 0 clean stop, --help or --version; 1 runtime failure or lost lease;
+ * 2 usage error. It does not throw: failures are logged (one line for an ExpectedError) and become the code.
  * `program` names the executable everywhere it names itself, and its Lease by default: two
  * programs with different names never take turns on one Lease.
  */
