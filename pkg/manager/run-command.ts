@@ -16,7 +16,8 @@ import { Manager } from "./manager.ts";
  * `process.exit(await runCommand(process.argv.slice(2), [...builtinControllers, mine], { name: "my-manager", version: "1.0.0" }))`.
  *
  * Resolves with the exit code: 0 clean stop, --help or --version; 1 runtime failure or lost lease;
- * 2 usage error. It does not throw: failures are logged (one line for an ExpectedError) and become the code.
+ * 2 usage error. Failures are logged (one line for an ExpectedError) and become the code; it throws only
+ * for an invalid `program` (a mistake in the calling code, not in how it was invoked).
  * `program` names the executable everywhere it names itself, and its Lease by default: two
  * programs with different names never take turns on one Lease.
  */
