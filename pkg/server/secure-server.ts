@@ -2,7 +2,8 @@
 // restart, client certificates whose subject reaches the handler, a minimum TLS version, cipher
 // suites and key exchanges. Bun.serve and Deno.serve cannot hand a request's client certificate to the
 // handler nor swap certificates, so this server is node:tls (which both runtimes implement, with
-// setSecureContext and getPeerCertificate) feeding its connections to node:http.
+// setSecureContext and getPeerCertificate) feeding its connections to node:http; on Bun, TLS runs
+// over plain TCP instead of on a node:tls listener (see tls-over-plain-tcp.ts).
 import { createServer as createHttpServer } from "node:http";
 import { createServer as createTlsServer, type SecureContextOptions, type TLSSocket } from "node:tls";
 import { sendFetchResponse, toFetchRequest } from "./node-http-bridge.ts";
@@ -11,6 +12,7 @@ import type { ServingKeyPair } from "./serving-certificate.ts";
 import { listenFailure, ServingError } from "./serving-error.ts";
 import { ecdhCurveList } from "../tls/tls-curves.ts";
 import { openSslCipherList, type TlsVersionName, tlsVersions } from "../tls/tls-parameters.ts";
+import { type TlsListener, tlsOverPlainTcp } from "./tls-over-plain-tcp.ts";
 
 /** A client certificate that verified against the client CA: who it names. */
 export interface PeerIdentity {
@@ -55,28 +57,17 @@ export async function serveTls(handler: PeerAwareHandler, hostname: string, port
     await sendFetchResponse(res, response);
   });
   const connections = new Set<TLSSocket>();
-  const tls = createTlsServer(
-    {
-      ...contextOptions(settings.pair, settings.clientCa),
-      // The certificate is checked here, but a client without one (or with a bad one) may still
-      // authenticate with a bearer token, so the handshake itself never fails over it.
-      requestCert: settings.clientCertificates,
-      rejectUnauthorized: false,
-    },
-    (socket) => {
-      connections.add(socket);
-      socket.once("close", () => connections.delete(socket));
-      http.emit("connection", socket);
-    },
-  );
-  // Failed handshakes (scanners, clients that distrust the certificate) concern only that client.
-  tls.on("tlsClientError", () => undefined);
+  const tls = tlsListener(contextOptions(settings.pair, settings.clientCa), settings.clientCertificates, (socket) => {
+    connections.add(socket);
+    socket.once("close", () => connections.delete(socket));
+    http.emit("connection", socket);
+  });
   try {
-    await new Promise<void>((resolve, reject) => tls.once("error", reject).listen(port, hostname, resolve));
+    await new Promise<void>((resolve, reject) => tls.server.once("error", reject).listen(port, hostname, resolve));
   } catch (err) {
     throw listenFailure(err, hostname, port);
   }
-  const address = tls.address();
+  const address = tls.server.address();
   const bound = typeof address === "object" && address ? address.port : port;
   return {
     url: urlOf(hostname, bound, "https"),
@@ -84,11 +75,24 @@ export async function serveTls(handler: PeerAwareHandler, hostname: string, port
     update: (pair, clientCa) => tls.setSecureContext(contextOptions(pair, clientCa)),
     stop: () =>
       new Promise<void>((resolve) => {
-        tls.close(() => resolve());
+        tls.server.close(() => resolve());
         // Keep-alive connections would hold close() open.
         for (const socket of connections) socket.destroy();
       }),
   };
+}
+
+/**
+ * node:tls's own server where it holds load; on Bun, TLS over plain TCP. Both check a client
+ * certificate without requiring it (rejectUnauthorized: false): a client without one, or with a bad
+ * one, may still authenticate with a bearer token, so the handshake never fails over it.
+ */
+function tlsListener(options: SecureContextOptions, requestCert: boolean, onConnection: (socket: TLSSocket) => void): TlsListener {
+  if ("Bun" in globalThis) return tlsOverPlainTcp(options, requestCert, onConnection);
+  const server = createTlsServer({ ...options, requestCert, rejectUnauthorized: false }, onConnection);
+  // Failed handshakes (scanners, clients that distrust the certificate) concern only that client.
+  server.on("tlsClientError", () => undefined);
+  return { server, setSecureContext: (next) => server.setSecureContext(next) };
 }
 
 function secureContextOptions(settings: TlsSettings): SecureContextOptions {
