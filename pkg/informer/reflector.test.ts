@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { FakeClock } from "../clock/fake-clock.ts";
 import { ApiError, TransportError } from "../kube/errors.ts";
+import type { KubeObject } from "../kube/objects.ts";
 import { eventually, settle } from "../../test/support/eventually.ts";
 import { FakeListerWatcher } from "../../test/support/fake-lister-watcher.ts";
 import { obj } from "../../test/support/objects.ts";
@@ -460,6 +461,20 @@ describe("Reflector", () => {
     ]);
     expect(lw.listCalls).toEqual([]);
     await stop();
+  });
+
+  test("the transform applies to each object as it arrives, streamed, listed or watched: the store never sees an untransformed one", async () => {
+    for (const watchList of ["supported", "rejected"] as const) {
+      const seen: string[] = [];
+      const slim = (o: KubeObject): KubeObject => (seen.push(o.metadata?.name ?? ""), { ...o, kind: "Slim" });
+      const { lw, store, stop } = start({ watchList, reflector: { useWatchList: true, transform: slim } });
+      await eventually(() => store.size === 3 && lw.openWatches === 1, `synced and watching (${watchList})`);
+      lw.create(obj("ns/pod-3"));
+      await eventually(() => store.size === 4, "the watched object");
+      expect(store.list().map((o) => o.kind)).toEqual(["Slim", "Slim", "Slim", "Slim"]);
+      expect(seen.sort()).toEqual(["pod-0", "pod-1", "pod-2", "pod-3"]);
+      await stop();
+    }
   });
 
   test("stops only when its signal aborts", async () => {

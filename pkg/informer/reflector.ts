@@ -11,6 +11,7 @@ import type { ListOptions, ListerWatcher, WatchOptions } from "../kube/list-watc
 import type { KubeObject, WatchEvent } from "../kube/objects.ts";
 import { type Logger, silentLogger } from "../log/logger.ts";
 import { childAbortController, untilAborted } from "./abortable.ts";
+import { GarbageHint } from "./garbage-hint.ts";
 import { metaNamespaceKeyFunc } from "./keys.ts";
 import { listAllPages } from "./list-pager.ts";
 import {
@@ -25,7 +26,7 @@ import type { ReflectorStore } from "./store.ts";
 /** The annotation on the bookmark that ends a streaming list's initial events. */
 export const initialEventsEndAnnotation = "k8s.io/initial-events-end";
 
-export interface ReflectorOptions {
+export interface ReflectorOptions<T extends KubeObject = KubeObject> {
   /** Names the reflector in logs and errors, e.g. "pods.v1". */
   name?: string;
   clock?: Clock;
@@ -51,6 +52,17 @@ export interface ReflectorOptions {
   backoff?: ExponentialBackoff;
   /** Told about every failed list or watch (client-go's WatchErrorHandler); the reflector retries regardless. */
   onError?: (err: unknown) => void;
+  /**
+   * Applied to every object as it arrives, before the store sees it (a watch event, each object
+   * of a list), so what it drops is garbage at once, not after the whole list is in.
+   */
+  transform?: (obj: T) => T;
+  /**
+   * The store's own copy of `obj` when it already holds that very version (same key, same
+   * resourceVersion). A relist keeps that copy instead of a second one: memory stays near the
+   * steady state while the store is replaced.
+   */
+  cachedVersionOf?: (obj: T) => T | undefined;
 }
 
 /** What an informer's reflector has done since it started. */
@@ -82,6 +94,9 @@ export class Reflector<T extends KubeObject = KubeObject> {
   private readonly watchListTimeoutMs: number;
   private readonly backoff: ExponentialBackoff;
   private readonly onError: ((err: unknown) => void) | undefined;
+  private readonly transform: (obj: T) => T;
+  private readonly cachedVersionOf: (obj: T) => T | undefined;
+  private readonly garbage = new GarbageHint();
   private readonly stats: ReflectorCounters = { lists: 0, watches: 0, relists: 0, errors: 0, idleWatchAborts: 0 };
   private readonly watchList: boolean;
   /** The streaming list of this attempt was refused: the pending list is a LIST. */
@@ -103,7 +118,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
   constructor(
     private readonly listerWatcher: ListerWatcher<T>,
     private readonly store: ReflectorStore<T>,
-    options: ReflectorOptions = {},
+    options: ReflectorOptions<T> = {},
   ) {
     this.name = options.name ?? "reflector";
     this.clock = options.clock ?? realClock;
@@ -115,6 +130,8 @@ export class Reflector<T extends KubeObject = KubeObject> {
     this.backoff = options.backoff ?? new ExponentialBackoff({ clock: this.clock, random: this.random });
     this.onError = options.onError;
     this.watchList = options.useWatchList ?? true;
+    this.transform = options.transform ?? ((obj) => obj);
+    this.cachedVersionOf = options.cachedVersionOf ?? (() => undefined);
   }
 
   /** The resourceVersion of the last list, event or bookmark applied. */
@@ -184,13 +201,13 @@ export class Reflector<T extends KubeObject = KubeObject> {
     if (!insteadOfStream) this.stats.lists++;
     let result;
     try {
-      result = await listAllPages(this.listerWatcher, listOptions(resourceVersion, pageSize), signal);
+      result = await listAllPages(this.listerWatcher, listOptions(resourceVersion, pageSize), signal, this.listed);
     } catch (err) {
       if (!isResourceExpired(err) && !isTooLargeResourceVersion(err)) throw err;
       // That version is gone, or the server has not reached it: only a consistent read gets further.
       this.logger.info({ resourceVersion, err }, "list at resourceVersion refused; listing with a consistent read");
       this.resourceVersionUnavailable = true;
-      result = await listAllPages(this.listerWatcher, listOptions(this.relistResourceVersion(), pageSize), signal);
+      result = await listAllPages(this.listerWatcher, listOptions(this.relistResourceVersion(), pageSize), signal, this.listed);
     }
     if (resourceVersion === "0" && result.pages > 1) this.paginatedResult = true;
     this.logger.debug({ items: result.items.length, pages: result.pages, resourceVersion: result.resourceVersion }, "listed");
@@ -310,9 +327,9 @@ export class Reflector<T extends KubeObject = KubeObject> {
       this.logger.warn({ type: event.type }, "skipping watch event without an object name");
       return;
     }
-    if (event.type === "ADDED") this.store.add(obj);
-    else if (event.type === "MODIFIED") this.store.update(obj);
-    else this.store.delete(obj);
+    if (event.type === "ADDED") this.store.add(this.transform(obj));
+    else if (event.type === "MODIFIED") this.store.update(this.transform(obj));
+    else this.store.delete(this.transform(obj));
     this.advance(obj.metadata.resourceVersion);
   }
 
@@ -325,9 +342,15 @@ export class Reflector<T extends KubeObject = KubeObject> {
     }
     if (!obj?.metadata?.name) return undefined;
     if (event.type === "DELETED") initial.delete(metaNamespaceKeyFunc(obj));
-    else initial.set(metaNamespaceKeyFunc(obj), obj);
+    else initial.set(metaNamespaceKeyFunc(obj), this.listed(obj));
     return undefined;
   }
+
+  /** What is kept of a listed object: the store's copy of this version if it has one, else the object transformed. */
+  private readonly listed = (obj: T): T => {
+    this.garbage.objectDecoded();
+    return this.cachedVersionOf(obj) ?? this.transform(obj);
+  };
 
   private async replaceStore(items: T[], resourceVersion: string): Promise<void> {
     await this.store.replace(items, resourceVersion);

@@ -270,6 +270,28 @@ describe("SharedIndexInformer", () => {
     await stop();
   }, 30_000);
 
+  test("a relist keeps the cached copy of each object it lists unchanged, and transforms only the changed ones: no second copy of the cache", async () => {
+    let transformed = 0;
+    const { clock, lw, informer, run, stop } = setup([obj("ns/a"), obj("ns/b"), obj("ns/c")], {
+      transform: (o) => (transformed++, { ...o, kind: "Slim" }),
+    });
+    run();
+    await eventually(() => informer.hasSynced() && lw.openWatches === 1, "synced and watching");
+    const cache = informer.getIndexer();
+    const [a, b] = [cache.getByKey("ns/a"), cache.getByKey("ns/b")];
+    expect(transformed).toBe(3);
+    await clock.advance(5_000);
+    lw.endStreams();
+    const changed = lw.update(obj("ns/b", { labels: { v: "2" } }));
+    lw.compact();
+    await eventually(() => cache.getByKey("ns/b")?.metadata?.resourceVersion === changed.metadata?.resourceVersion, "the relist applied", 30_000);
+    expect(cache.getByKey("ns/a")).toBe(a as KubeObject);
+    expect(cache.getByKey("ns/b")).not.toBe(b as KubeObject);
+    expect(cache.getByKey("ns/b")?.kind).toBe("Slim");
+    expect(transformed).toBe(4);
+    await stop();
+  });
+
   test("a bookmark moves the cache's resourceVersion on, in order with the events", async () => {
     const { lw, informer, run, stop } = setup();
     run();
@@ -326,7 +348,7 @@ describe("SharedIndexInformer", () => {
       Array.from({ length: count }, (_, i) => obj(`ns/cm-${i}`)),
       {
         clock: undefined,
-        // The transform runs inside the delta queue's replace, once per object.
+        // The transform runs once per object, as the list streams in.
         transform: (o) => {
           if (!timerSet) {
             timerSet = true;

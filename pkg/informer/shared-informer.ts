@@ -109,7 +109,7 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     this.defaultResyncMs = options.defaultResyncMs ?? 0;
     this.onHandlerError = options.onHandlerError;
     this.indexer = new Indexer<T>(options.indexers ?? { [namespaceIndexName]: namespaceIndex }, options.metrics?.storeResourceVersion);
-    this.queue = new RealFIFO<T>({ transform: options.transform ?? dropManagedFields, metrics: options.metrics, clock: this.clock });
+    this.queue = new RealFIFO<T>({ metrics: options.metrics, clock: this.clock });
     this.reflector = new Reflector<T>(listerWatcher, this.queue, {
       ...options.reflector,
       name: this.name,
@@ -117,6 +117,9 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
       logger: options.logger ?? silentLogger,
       random: options.random,
       onError: (err) => this.watchErrorHandler?.(err),
+      // Applied as objects arrive, so that what it drops never piles up behind a big list.
+      transform: options.transform ?? dropManagedFields,
+      cachedVersionOf: (obj) => this.cachedVersionOf(obj),
     });
   }
 
@@ -329,6 +332,16 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     const now = this.clock.monotonic();
     this.resyncingListeners = new Set([...this.listeners].filter((listener) => listener.claimResync(now)));
     if (this.resyncingListeners.size > 0) this.queue.resync();
+  }
+
+  /** The cached object with the key and resourceVersion of `obj`, if the cache has that very version. */
+  private cachedVersionOf(obj: T): T | undefined {
+    const resourceVersion = obj.metadata?.resourceVersion;
+    const name = obj.metadata?.name;
+    if (!resourceVersion || !name) return undefined;
+    const namespace = obj.metadata?.namespace;
+    const cached = this.indexer.getByKey(namespace ? `${namespace}/${name}` : name);
+    return cached?.metadata?.resourceVersion === resourceVersion ? cached : undefined;
   }
 
   private handlerFailed(err: unknown, notification: Notification<T>): void {
