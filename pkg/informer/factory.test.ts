@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { FakeClock } from "../clock/fake-clock.ts";
 import { type GroupVersionResource, gvrString, resources } from "../kube/gvr.ts";
+import type { KubeObject } from "../kube/objects.ts";
 import type { ListerWatcher } from "../kube/list-watch.ts";
 import { parseSelector, selectorFromLabelSelector } from "../labels/selector.ts";
 import { eventually } from "../../test/support/eventually.ts";
@@ -177,6 +178,77 @@ describe("SharedInformerFactory", () => {
     expect(await factory.remove(resources.pods)).toBe(true);
     factory.forResource(resources.pods);
     expect(reporters).toEqual(["kube-loom pods.v1", "kube-loom widgets.v1alpha1.example.com", "kube-loom pods.v1"]);
+    await factory.shutdown();
+  });
+});
+
+describe("SharedInformerFactory: what an informer keeps", () => {
+  const fat = () =>
+    new FakeListerWatcher([obj("ns/a", { managedFields: [{ manager: "kubelet" }] }, { spec: { nodeName: "n1", containers: [{ name: "c" }] }, status: { phase: "Running", hostIP: "10.0.0.1" } })]);
+
+  async function started(factory: SharedInformerFactory, clock: FakeClock) {
+    factory.start(new AbortController().signal);
+    await waitForSync(clock, factory);
+  }
+
+  test("the union of the fields its readers declared, with the metadata; whole objects when one reader declares none", async () => {
+    const { clock, factory } = setup(fat);
+    const pods = factory.forResource(resources.pods, {}, { fields: ["spec.nodeName"] });
+    factory.forResource(resources.pods, {}, { fields: ["status.phase"] });
+    const widgetObjects = factory.forResource(widgets, {}, { fields: ["status.phase"] });
+    factory.forResource(widgets);
+    await started(factory, clock);
+    const resourceVersion = pods.lister.namespace("ns").get("a")?.metadata?.resourceVersion;
+    expect(pods.lister.namespace("ns").get("a") as KubeObject | undefined).toEqual(obj("ns/a", { resourceVersion }, { spec: { nodeName: "n1" }, status: { phase: "Running" } }));
+    expect(widgetObjects.lister.namespace("ns").get("a")).toEqual(
+      obj("ns/a", { resourceVersion }, { spec: { nodeName: "n1", containers: [{ name: "c" }] }, status: { phase: "Running", hostIP: "10.0.0.1" } }),
+    );
+    await factory.shutdown();
+  });
+
+  test("once started, a cache does not widen: a field or the whole object asked for later is refused, naming what is kept", async () => {
+    const { clock, factory } = setup(fat);
+    factory.forResource(resources.pods, {}, { fields: ["spec.nodeName", "status"] });
+    await started(factory, clock);
+    expect(factory.forResource(resources.pods, {}, { fields: ["status.phase"] }).lister.namespace("ns").get("a")?.metadata?.name).toBe("a");
+    expect(() => factory.forResource(resources.pods, {}, { fields: ["spec.containers", "status.phase"] })).toThrow(
+      "pods.v1 started already, keeping only apiVersion, kind, metadata, spec.nodeName, status; spec.containers declared too late: declare every field before the informers start",
+    );
+    expect(() => factory.forResource(resources.pods)).toThrow("pods.v1 started already, keeping only apiVersion, kind, metadata, spec.nodeName, status; the whole object was asked for too late");
+    expect(() => factory.forResource(widgets, {}, { fields: ["spec..x"] })).toThrow('invalid field path "spec..x"');
+    expect(factory.list()).toHaveLength(1);
+    await factory.shutdown();
+  });
+
+  test("a metadata reader shares the informer of the objects when one is requested before the start, in either order; else it lists metadata only", async () => {
+    const { clock, factory, requests } = setup();
+    const podsMetadata = factory.forMetadataReader(resources.pods);
+    const pods = factory.forResource(resources.pods, {}, { fields: ["status.phase"] });
+    const replicaSets = factory.forResource(resources.replicaSets);
+    const leases = factory.forMetadataReader(resources.leases);
+    expect(podsMetadata.informer as unknown).toBe(pods.informer);
+    expect(factory.forMetadataReader(resources.replicaSets).informer as unknown).toBe(replicaSets.informer);
+    await started(factory, clock);
+    expect(factory.forMetadataReader(resources.leases).informer).toBe(leases.informer);
+    expect(requests.map(({ gvr, request }) => `${gvr.resource} ${request.metadataOnly ? "metadata" : "objects"}`)).toEqual([
+      "pods objects",
+      "replicasets objects",
+      "leases metadata",
+    ]);
+    await factory.shutdown();
+  });
+
+  test("objects asked for after a metadata-only informer started get an informer of their own beside it", async () => {
+    const { clock, factory, requests } = setup();
+    const metadata = factory.forMetadataReader(widgets);
+    await started(factory, clock);
+    const objects = factory.forResource(widgets);
+    expect(objects.informer).not.toBe(metadata.informer);
+    expect(objects.informer.name).toBe("widgets.v1alpha1.example.com{objects}");
+    expect(factory.forResource(widgets).informer).toBe(objects.informer);
+    expect(factory.forMetadataReader(widgets).informer).toBe(metadata.informer);
+    factory.start(new AbortController().signal);
+    expect(requests.map(({ request }) => request.metadataOnly)).toEqual([true, false]);
     await factory.shutdown();
   });
 });

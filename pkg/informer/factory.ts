@@ -6,6 +6,9 @@ import { type GroupVersionResource, gvrString } from "../kube/gvr.ts";
 import type { ListerWatcher } from "../kube/list-watch.ts";
 import type { KubeObject } from "../kube/objects.ts";
 import { type Logger, silentLogger } from "../log/logger.ts";
+import { CacheDemand, type CacheRead } from "./cache-demand.ts";
+import { DeferredListerWatcher } from "./deferred-lister-watcher.ts";
+import { checkFieldPaths, type FieldPath } from "./field-projection.ts";
 import { type InformerMetrics, type InformerMetricsProvider, informerMetricsFor } from "./informer-metrics.ts";
 import { Lister } from "./lister.ts";
 import { SharedIndexInformer, type SharedIndexInformerOptions } from "./shared-informer.ts";
@@ -48,6 +51,23 @@ export interface SharedInformerFactoryOptions {
    * metadata-only) stay silent, so no two write the same series.
    */
   metrics?: { provider: InformerMetricsProvider; name: string };
+  /**
+   * Objects of informers that keep only declared fields throw when a field they do not keep is
+   * read (FieldProjection.guard), so a reader that forgot to declare one fails its tests.
+   * Default: on when NODE_ENV is "test" (bun test sets it), off otherwise (no cost).
+   */
+  guardProjectedFields?: boolean;
+}
+
+/** What a reader of a resource's objects declares about them. */
+export interface ReadOptions {
+  /**
+   * The fields it reads (besides metadata, which is always kept), as dotted paths such as
+   * "status.phase"; a path through an array applies to each element. The shared informer keeps
+   * the union of its readers' fields, or whole objects when one of them declares none. Declare
+   * them before the informers start: a started cache cannot widen.
+   */
+  fields?: readonly FieldPath[];
 }
 
 /** An informer with a lister over its cache. */
@@ -69,6 +89,10 @@ export interface CacheSyncResult {
 interface Entry {
   description: string;
   shared: ResourceInformer<KubeObject>;
+  /** What its readers read; fixed when it starts. */
+  demand: CacheDemand;
+  /** Where it lists and watches: metadata only or whole objects, chosen when it starts. */
+  source: DeferredListerWatcher;
   run?: Promise<void>;
   /** Stops this informer alone (see `remove`). */
   stop: AbortController;
@@ -99,14 +123,36 @@ export class SharedInformerFactory {
     this.logger = options.logger ?? silentLogger;
   }
 
-  /** The shared informer of any resource (CRDs included), created on first request, caching the resource's object type. */
-  forResource<T extends KubeObject>(gvr: GroupVersionResource<T>, scope: InformerScope = {}): ResourceInformer<T> {
-    return this.shared(gvr, scope, false);
+  /**
+   * The shared informer of any resource (CRDs included), created on first request, caching the
+   * resource's object type: whole objects, or the fields its readers declared (see ReadOptions).
+   */
+  forResource<T extends KubeObject>(gvr: GroupVersionResource<T>, scope: InformerScope = {}, options: ReadOptions = {}): ResourceInformer<T> {
+    const read: CacheRead = options.fields ? { kind: "fields", fields: options.fields } : { kind: "whole" };
+    const request = this.requestFor(scope, false);
+    const key = this.keyOf(gvr, request);
+    // A cache started with metadata only cannot widen: one of the objects goes beside it.
+    const beside = `${key}+objects`;
+    const existing = this.entries.get(key);
+    if (this.entries.has(beside) || (existing?.demand.isFixed && existing.demand.wantsMetadataOnly)) return this.shared(gvr, request, beside, "objects", read);
+    return this.shared(gvr, request, key, "", read);
   }
 
   /** A shared informer that caches PartialObjectMetadata only: far less memory for big collections. */
   forMetadata(gvr: GroupVersionResource, scope: InformerScope = {}): ResourceInformer<PartialObjectMetadata> {
-    return this.shared(gvr, scope, true);
+    const request = this.requestFor(scope, true);
+    return this.shared(gvr, request, this.keyOf(gvr, request), "metadataOnly", { kind: "metadata" });
+  }
+
+  /**
+   * For a reader of metadata only: the shared informer of the resource's objects when some other
+   * reader asks for more than metadata before it starts (one cache, not two), else one that
+   * lists and caches metadata only. Its objects carry their metadata either way; their kind and
+   * apiVersion may be PartialObjectMetadata's.
+   */
+  forMetadataReader(gvr: GroupVersionResource, scope: InformerScope = {}): ResourceInformer<PartialObjectMetadata> {
+    const request = this.requestFor(scope, false);
+    return this.shared(gvr, request, this.keyOf(gvr, request), "", { kind: "metadata" });
   }
 
   /** Every informer requested so far (and not removed), for reading their state. */
@@ -114,11 +160,16 @@ export class SharedInformerFactory {
     return [...this.entries.values()].map((entry) => entry.shared.informer);
   }
 
-  /** Starts every informer not started yet; call again after requesting more. They stop when `signal` aborts or on shutdown. */
+  /**
+   * Starts every informer not started yet, fixing what each keeps; call again after requesting
+   * more. They stop when `signal` aborts or on shutdown.
+   */
   start(signal: AbortSignal): void {
     if (this.stopAll.signal.aborted) return;
     for (const entry of this.entries.values()) {
       if (entry.shared.informer.isStarted) continue;
+      entry.demand.fix();
+      entry.source.choose(entry.demand.wantsMetadataOnly);
       const stop = AbortSignal.any([signal, this.stopAll.signal, entry.stop.signal]);
       entry.run = entry.shared.informer.run(stop).catch((err: unknown) => {
         this.logger.error({ err, informer: entry.description }, "informer failed");
@@ -161,30 +212,44 @@ export class SharedInformerFactory {
     await Promise.all([...this.entries.values()].map((entry) => entry.run));
   }
 
-  private shared<T extends KubeObject>(gvr: GroupVersionResource, scope: InformerScope, metadataOnly: boolean): ResourceInformer<T> {
-    const request = this.requestFor(scope, metadataOnly);
-    const key = this.keyOf(gvr, request);
-    let entry = this.entries.get(key);
-    if (!entry) {
-      const description = describe(gvr, request);
-      const metrics = this.reserveMetrics(gvr);
-      const informer = new SharedIndexInformer<KubeObject>(this.options.listerWatcherFor(gvr, request), {
-        ...this.options.informerOptions,
-        name: description,
-        defaultResyncMs: this.options.defaultResyncMs,
-        clock: this.clock,
-        logger: this.logger,
-        ...(metrics && { metrics: metrics.metrics }),
-      });
-      entry = {
-        description,
-        shared: { informer, lister: new Lister(informer.getIndexer()) },
-        stop: new AbortController(),
-        ...(metrics && { metricsResource: metrics.resource }),
-      };
-      this.entries.set(key, entry);
-    }
+  /** The entry under `key`, created on first request; `read` is what this reader reads of it. */
+  private shared<T extends KubeObject>(gvr: GroupVersionResource, request: ListerWatcherRequest, key: string, qualifier: string, read: CacheRead): ResourceInformer<T> {
+    // A bad path fails before anything is created.
+    if (read.kind === "fields") checkFieldPaths(read.fields);
+    const entry = this.entries.get(key) ?? this.created(gvr, request, key, qualifier);
+    entry.demand.add(read);
+    // Known already when some reader wants more than metadata (or only metadata is ever listed); else decided at start.
+    if (request.metadataOnly || !entry.demand.wantsMetadataOnly) entry.source.choose(entry.demand.wantsMetadataOnly);
     return asObjectsOf<T>(entry.shared);
+  }
+
+  private created(gvr: GroupVersionResource, request: ListerWatcherRequest, key: string, qualifier: string): Entry {
+    const description = describe(gvr, request, qualifier);
+    const metrics = this.reserveMetrics(gvr);
+    const demand = new CacheDemand(description, "kind" in gvr && typeof gvr.kind === "string" ? gvr.kind : gvr.resource);
+    const source = new DeferredListerWatcher((metadataOnly) => this.options.listerWatcherFor(gvr, { ...request, metadataOnly }));
+    const guard = this.options.guardProjectedFields ?? process.env.NODE_ENV === "test";
+    // What is kept is known once the informer starts; the reflector calls this only after.
+    let keep: ((obj: KubeObject) => KubeObject) | undefined;
+    const informer = new SharedIndexInformer<KubeObject>(source, {
+      ...this.options.informerOptions,
+      name: description,
+      defaultResyncMs: this.options.defaultResyncMs,
+      clock: this.clock,
+      logger: this.logger,
+      transform: (obj) => (keep ??= demand.transform(guard))(obj),
+      ...(metrics && { metrics: metrics.metrics }),
+    });
+    const entry: Entry = {
+      description,
+      shared: { informer, lister: new Lister(informer.getIndexer()) },
+      demand,
+      source,
+      stop: new AbortController(),
+      ...(metrics && { metricsResource: metrics.resource }),
+    };
+    this.entries.set(key, entry);
+    return entry;
   }
 
   /** The metrics of the first informer of `gvr`; undefined for the others, or without a provider. */
@@ -214,13 +279,13 @@ export class SharedInformerFactory {
   }
 }
 
-/** "pods.v1", or "pods.v1{namespace=a,labelSelector=b,metadataOnly}" for a narrower view. */
-function describe(gvr: GroupVersionResource, request: ListerWatcherRequest): string {
+/** "pods.v1", or "pods.v1{namespace=a,labelSelector=b,metadataOnly}" for a narrower view or another informer of the same one. */
+function describe(gvr: GroupVersionResource, request: ListerWatcherRequest, qualifier: string): string {
   const qualifiers = [
     request.namespace ? `namespace=${request.namespace}` : "",
     request.labelSelector ? `labelSelector=${request.labelSelector}` : "",
     request.fieldSelector ? `fieldSelector=${request.fieldSelector}` : "",
-    request.metadataOnly ? "metadataOnly" : "",
+    qualifier,
   ].filter(Boolean);
   return qualifiers.length > 0 ? `${gvrString(gvr)}{${qualifiers.join(",")}}` : gvrString(gvr);
 }

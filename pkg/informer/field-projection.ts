@@ -1,0 +1,142 @@
+// What an informer keeps of each object when its readers declare the fields they read: those
+// fields, plus apiVersion, kind and the whole metadata (keys, indexes, resourceVersions and
+// owner references all live there), without metadata.managedFields. A path names nested fields
+// with dots ("status.phase"); through an array it applies to every element
+// ("status.containerStatuses.restartCount" keeps only the restart counts).
+import type { KubeObject } from "../kube/objects.ts";
+import { dropManagedFields } from "./transform.ts";
+
+/** A field, or a nested field, of an object: "spec.nodeName". */
+export type FieldPath = string;
+
+/** Field name → what to keep of its value: all of it (true) or some of its fields. */
+type FieldTree = Map<string, FieldTree | true>;
+
+/** Kept of every object, whatever its readers declare. */
+const alwaysKept: readonly FieldPath[] = ["apiVersion", "kind", "metadata"];
+
+const segment = /^[A-Za-z_$][A-Za-z0-9_$-]*$/;
+
+/** Properties that generic code probes on any value (promises, JSON, test matchers): never reported as undeclared. */
+const protocolProperties = new Set(["then", "toJSON", "asymmetricMatch", "$$typeof", "nodeType"]);
+
+export class FieldProjection {
+  /** The declared paths, without those another one includes, sorted. */
+  readonly paths: readonly FieldPath[];
+  private readonly tree: FieldTree;
+
+  /** Throws a one-line error naming a path that is not dotted field names. */
+  constructor(paths: Iterable<FieldPath>) {
+    this.tree = new Map();
+    for (const path of [...alwaysKept, ...paths]) addPath(this.tree, parsePath(path));
+    this.paths = treePaths(this.tree, "").sort();
+  }
+
+  /** True when everything `paths` name is kept already. */
+  covers(paths: Iterable<FieldPath>): boolean {
+    for (const path of paths) if (!includes(this.tree, parsePath(path))) return false;
+    return true;
+  }
+
+  /** The paths of `paths` this projection does not keep. */
+  missing(paths: Iterable<FieldPath>): FieldPath[] {
+    return [...paths].filter((path) => !includes(this.tree, parsePath(path)));
+  }
+
+  /** A new object with the kept fields of `obj` (shared with it, not copied), in their original order. */
+  project<T extends KubeObject>(obj: T): T {
+    return dropManagedFields(pick(obj, this.tree) as T);
+  }
+
+  /**
+   * `obj` (a projected object) behind a guard that throws when a field that was not kept is
+   * read, naming it: "Pod field status.hostIP is not cached: declare it in fields", after
+   * telling `onUndeclared`. For tests: a controller that reads an undeclared field fails there,
+   * instead of seeing undefined.
+   */
+  guard<T extends KubeObject>(obj: T, kind: string, onUndeclared: (err: Error) => void = () => undefined): T {
+    return guarded(obj, this.tree, `${kind} field `, { views: new WeakMap(), onUndeclared });
+  }
+}
+
+/** Throws a one-line error naming the first of `paths` that is not dotted field names. */
+export function checkFieldPaths(paths: Iterable<FieldPath>): void {
+  for (const path of paths) parsePath(path);
+}
+
+function parsePath(path: FieldPath): string[] {
+  const names = path.split(".");
+  if (!names.every((name) => segment.test(name))) throw new Error(`invalid field path ${JSON.stringify(path)}: expected field names joined by dots, like status.phase`);
+  return names;
+}
+
+function addPath(tree: FieldTree, names: readonly string[]): void {
+  const [name, ...rest] = names as [string, ...string[]];
+  const existing = tree.get(name);
+  if (existing === true) return;
+  if (rest.length === 0) {
+    tree.set(name, true);
+    return;
+  }
+  const subtree: FieldTree = existing ?? new Map();
+  tree.set(name, subtree);
+  addPath(subtree, rest);
+}
+
+function includes(tree: FieldTree, names: readonly string[]): boolean {
+  const [name, ...rest] = names as [string, ...string[]];
+  const kept = tree.get(name);
+  if (kept === undefined) return false;
+  return kept === true || (rest.length > 0 && includes(kept, rest));
+}
+
+function treePaths(tree: FieldTree, prefix: string): FieldPath[] {
+  return [...tree].flatMap(([name, kept]) => (kept === true ? [`${prefix}${name}`] : treePaths(kept, `${prefix}${name}.`)));
+}
+
+function pick(value: unknown, tree: FieldTree): unknown {
+  if (Array.isArray(value)) return value.map((element) => pick(element, tree));
+  // A scalar where fields were expected is kept as it is: the projection only ever removes.
+  if (value === null || typeof value !== "object") return value;
+  const kept: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(value)) {
+    const subtree = tree.get(name);
+    if (subtree !== undefined) kept[name] = subtree === true ? field : pick(field, subtree);
+  }
+  return kept;
+}
+
+interface Guard {
+  /** One view per object, so that a field read twice is the same object. */
+  views: WeakMap<object, unknown>;
+  onUndeclared: (err: Error) => void;
+}
+
+function guarded<T>(value: T, tree: FieldTree, path: string, guard: Guard): T {
+  if (value === null || typeof value !== "object") return value;
+  const { views } = guard;
+  const known = views.get(value);
+  if (known !== undefined) return known as T;
+  const view = Array.isArray(value)
+    ? new Proxy(value, {
+        get: (target, property, receiver) => {
+          const element: unknown = Reflect.get(target, property, receiver);
+          return typeof property === "string" && /^\d+$/.test(property) ? guarded(element, tree, path, guard) : element;
+        },
+      })
+    : new Proxy(value, {
+        get: (target, property, receiver) => {
+          const field: unknown = Reflect.get(target, property, receiver);
+          if (typeof property === "symbol" || property in Object.prototype || protocolProperties.has(property)) return field;
+          const subtree = tree.get(property);
+          if (subtree === undefined) {
+            const error = new Error(`${path}${property} is not cached: declare it in fields`);
+            guard.onUndeclared(error);
+            throw error;
+          }
+          return subtree === true ? field : guarded(field, subtree, `${path}${property}.`, guard);
+        },
+      });
+  views.set(value, view);
+  return view;
+}
