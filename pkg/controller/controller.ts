@@ -6,7 +6,7 @@
 import { type Clock, realClock } from "../clock/clock.ts";
 import type { HealthCheck } from "../health/health-check.ts";
 import type { ResourceEventHandler } from "../informer/event-handler.ts";
-import type { InformerScope, ResourceInformer, SharedInformerFactory } from "../informer/factory.ts";
+import type { InformerScope, ReadOptions, ResourceInformer, SharedInformerFactory } from "../informer/factory.ts";
 import type { Indexers } from "../informer/indexer.ts";
 import { type CacheSyncSource, waitForNamedCacheSync } from "../informer/wait-for-cache-sync.ts";
 import type { GroupVersionResource } from "../kube/gvr.ts";
@@ -44,7 +44,7 @@ export interface ControllerOptions<K> {
 }
 
 /** Options of `Controller.informer`: which part of the collection, and the indexes the reconciler reads by. */
-export interface CacheOptions<T extends KubeObject> {
+export interface CacheOptions<T extends KubeObject> extends ReadOptions {
   /** Which part of the collection; default: everything. */
   scope?: InformerScope;
   /** Indexes the reconciler looks objects up by; one another controller already added is kept. */
@@ -103,7 +103,7 @@ export class Controller<K = string> {
    * Call it while setting up, not from a reconcile: an informer asked for after the informers started stays empty.
    */
   informer<T extends KubeObject>(resource: GroupVersionResource<T>, options: CacheOptions<NoInfer<T>> = {}): ResourceInformer<T> {
-    const shared = this.informers.forResource(resource, options.scope);
+    const shared = this.informers.forResource(resource, options.scope, { ...(options.fields && { fields: options.fields }) });
     this.addIndexers(shared, options.indexers);
     this.waitFor(shared.informer);
     return shared;
