@@ -1,6 +1,7 @@
 // kube-controller-manager's garbage collector: monitors every deletable resource through
-// metadata informers, keeps the dependency graph of their ownerReferences, and runs the
-// attemptToDelete and attemptToOrphan workers over the nodes the graph builder queues.
+// metadata informers (or the informer another controller reads that resource's objects from),
+// keeps the dependency graph of their ownerReferences, and runs the attemptToDelete and
+// attemptToOrphan workers over the nodes the graph builder queues.
 //
 //   informers ──▶ GraphBuilder ──▶ graph
 //                     │ queues nodes

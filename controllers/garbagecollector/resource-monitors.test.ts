@@ -17,9 +17,11 @@ const readOnly: ApiResource = { group: "", version: "v1", resource: "componentst
 
 function setup() {
   const listerWatchers = new Map<string, FakeListerWatcher>();
+  const requests: string[] = [];
   const informers = new SharedInformerFactory({
-    listerWatcherFor: (gvr) => {
-      const lw = new FakeListerWatcher([{ metadata: { namespace: "ns", name: "x", uid: `uid-${gvr.resource}` } } as KubeObject]);
+    listerWatcherFor: (gvr, request) => {
+      requests.push(`${gvrString(gvr)}${request.metadataOnly ? " metadata" : ""}`);
+      const lw = new FakeListerWatcher([{ metadata: { namespace: "ns", name: "x", uid: `uid-${gvr.resource}` }, spec: { size: 3 } } as KubeObject]);
       listerWatchers.set(gvrString(gvr), lw);
       return lw;
     },
@@ -28,7 +30,7 @@ function setup() {
   const seen: string[] = [];
   const monitors = new ResourceMonitors(informers, (resource) => ({ onAdd: (obj) => void seen.push(`${resource.kind} ${obj.metadata?.name}`) }));
   const stop = new AbortController();
-  return { informers, monitors, seen, listerWatchers, stop };
+  return { informers, monitors, seen, listerWatchers, requests, stop };
 }
 
 describe("deletableResources", () => {
@@ -60,7 +62,22 @@ describe("ResourceMonitors", () => {
     await eventually(() => monitors.isSynced(), "monitors synced");
     expect(seen.sort()).toEqual(["ConfigMap x", "Widget x"]);
     expect(monitors.lookup(widgets, "ns/x")?.metadata?.uid).toBe("uid-widgets");
-    expect(informers.forMetadata(widgets, { namespace: "" }).informer.handlerCount).toBe(1);
+    expect(informers.forMetadataReader(widgets, { namespace: "" }).informer.handlerCount).toBe(1);
+    stop.abort();
+  });
+
+  test("a resource whose objects another controller reads shares that informer, whichever asked first; the others list metadata only", async () => {
+    const { informers, monitors, requests, stop } = setup();
+    informers.forResource(configMaps, { namespace: "" });
+    monitors.sync([configMaps, widgets, metricsResource]);
+    // Declared after the monitor, still before the start.
+    const widgetObjects = informers.forResource(widgets, { namespace: "" }, { fields: ["spec.size"] });
+    informers.start(stop.signal);
+    await eventually(() => monitors.isSynced(), "monitors synced");
+    expect(requests.sort()).toEqual(["configmaps.v1", "pods.v1beta1.metrics.k8s.io metadata", "widgets.v1.example.com"]);
+    expect(informers.list()).toHaveLength(3);
+    expect(monitors.lookup(widgets, "ns/x")).toBe(widgetObjects.lister.namespace("ns").get("x"));
+    expect(monitors.lookup(widgets, "ns/x")?.metadata?.uid).toBe("uid-widgets");
     stop.abort();
   });
 
@@ -69,18 +86,18 @@ describe("ResourceMonitors", () => {
     monitors.sync([configMaps, widgets]);
     informers.start(stop.signal);
     await eventually(() => monitors.isSynced(), "monitors synced");
-    const { informer: oldInformer } = informers.forMetadata(widgets, { namespace: "" });
+    const { informer: oldInformer } = informers.forMetadataReader(widgets, { namespace: "" });
     expect(monitors.sync([configMaps])).toEqual({ added: [], removed: ["widgets.v1.example.com"] });
     await eventually(() => listerWatchers.get("widgets.v1.example.com")?.openWatches === 0, "the widgets watch to close");
     expect(monitors.lookup(widgets, "ns/x")).toBeUndefined();
-    expect(informers.forMetadata(widgets, { namespace: "" }).informer).not.toBe(oldInformer);
+    expect(informers.forMetadataReader(widgets, { namespace: "" }).informer).not.toBe(oldInformer);
     stop.abort();
   });
 
   test("an informer another controller still handles keeps running", async () => {
     const { informers, monitors, listerWatchers, stop } = setup();
     monitors.sync([widgets]);
-    informers.forMetadata(widgets, { namespace: "" }).informer.addEventHandler({});
+    informers.forMetadataReader(widgets, { namespace: "" }).informer.addEventHandler({});
     informers.start(stop.signal);
     await eventually(() => monitors.isSynced(), "monitors synced");
     monitors.sync([]);

@@ -1,6 +1,7 @@
 // The resources the garbage collector watches: every resource discovery reports with the list,
-// watch and delete verbs (built-in groups, CRDs, aggregated APIs; Events excluded), each through
-// the shared factory's metadata-only informer, so the caches hold metadata and nothing else.
+// watch and delete verbs (built-in groups, CRDs, aggregated APIs; Events excluded). It reads only
+// metadata, so each goes through the informer another controller reads that resource's objects
+// from, where there is one (one cache, not a second copy), else a metadata-only informer.
 import type { EventHandlerRegistration } from "../../pkg/informer/shared-informer.ts";
 import type { ResourceEventHandler } from "../../pkg/informer/event-handler.ts";
 import type { SharedInformerFactory } from "../../pkg/informer/factory.ts";
@@ -70,7 +71,7 @@ export class ResourceMonitors {
     const added: string[] = [];
     for (const [key, resource] of wanted) {
       if (this.monitors.has(key)) continue;
-      const { informer, lister } = this.informers.forMetadata(resource, allNamespaces);
+      const { informer, lister } = this.informers.forMetadataReader(resource, allNamespaces);
       const registration = informer.addEventHandler(this.handlerFor(resource), { resyncPeriodMs: 0 });
       this.monitors.set(key, { resource, lister, registration });
       added.push(key);
@@ -114,7 +115,7 @@ export class ResourceMonitors {
   private async release(key: string, monitor: Monitor): Promise<void> {
     try {
       await monitor.registration.remove();
-      const stopped = await this.informers.remove(monitor.resource, allNamespaces, true);
+      const stopped = await this.informers.remove(monitor.resource, allNamespaces);
       if (!stopped) this.logger.debug({ resource: key }, "informer of a resource no longer monitored is still used elsewhere; left running");
     } catch (err) {
       this.logger.warn({ resource: key, err }, "failed to stop the informer of a resource no longer monitored");
