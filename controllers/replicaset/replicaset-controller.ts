@@ -49,6 +49,24 @@ export interface ReplicaSetControllerOptions
   clock?: Clock;
 }
 
+/**
+ * What the controller reads of a Pod besides its metadata, so the shared Pod cache keeps only
+ * that: phase and Ready condition (active, ready, available: pod-state.ts), and what ranks Pods
+ * for deletion (node, restart counts of containers and sidecars: pod-ranking.ts).
+ */
+const podFields = [
+  "spec.nodeName",
+  "spec.initContainers.name",
+  "spec.initContainers.restartPolicy",
+  "status.phase",
+  "status.conditions.type",
+  "status.conditions.status",
+  "status.conditions.lastTransitionTime",
+  "status.containerStatuses.restartCount",
+  "status.initContainerStatuses.name",
+  "status.initContainerStatuses.restartCount",
+];
+
 const podsResource = { group: resources.pods.group, resource: resources.pods.resource };
 const replicaSetsResource = { group: resources.replicaSets.group, resource: resources.replicaSets.resource };
 
@@ -77,7 +95,7 @@ export class ReplicaSetController {
     this.metrics = prometheusReplicaSetMetrics(options.metrics);
     this.expectations = new PodExpectations(this.clock);
     const replicaSets = options.informer(resources.replicaSets, { indexers: { [controllerUidIndexName]: controllerUidIndex } });
-    const pods = options.informer(resources.pods, { indexers: { [controllerRefIndexName]: controllerRefIndex } });
+    const pods = options.informer(resources.pods, { indexers: { [controllerRefIndexName]: controllerRefIndex }, fields: podFields });
     this.ownWrites = new OwnWrites([
       { ...podsResource, cache: pods.informer.getIndexer() },
       { ...replicaSetsResource, cache: replicaSets.informer.getIndexer() },
@@ -86,7 +104,7 @@ export class ReplicaSetController {
     // Its handlers also track the Pods each ReplicaSet expects, so they are the controller's own.
     const handlers = new ReplicaSetEventHandlers(options.queue, this.expectations, replicaSets.lister, this.ownWrites);
     options.watch(resources.replicaSets, handlers.replicaSetHandler);
-    options.watch(resources.pods, handlers.podHandler);
+    options.watch(resources.pods, handlers.podHandler, { fields: podFields });
     this.replicaSets = replicaSets.lister;
     this.replicaSetIndexer = replicaSets.informer.getIndexer();
     this.pods = pods.lister;
