@@ -230,6 +230,8 @@ describe("SharedInformerFactory: what an informer keeps", () => {
     expect(factory.forMetadataReader(resources.replicaSets).informer as unknown).toBe(replicaSets.informer);
     await started(factory, clock);
     expect(factory.forMetadataReader(resources.leases).informer).toBe(leases.informer);
+    // Named for what each lists.
+    expect([pods.informer.name, leases.informer.name]).toEqual(["pods.v1", "leases.v1.coordination.k8s.io{metadataOnly}"]);
     expect(requests.map(({ gvr, request }) => `${gvr.resource} ${request.metadataOnly ? "metadata" : "objects"}`)).toEqual([
       "pods objects",
       "replicasets objects",

@@ -87,6 +87,8 @@ export interface CacheSyncResult {
 }
 
 interface Entry {
+  gvr: GroupVersionResource;
+  request: ListerWatcherRequest;
   description: string;
   shared: ResourceInformer<KubeObject>;
   /** What its readers read; fixed when it starts. */
@@ -170,6 +172,11 @@ export class SharedInformerFactory {
       if (entry.shared.informer.isStarted) continue;
       entry.demand.fix();
       entry.source.choose(entry.demand.wantsMetadataOnly);
+      // A metadata reader's informer lists metadata only when no reader wanted more: its name says so.
+      if (entry.demand.wantsMetadataOnly && !entry.request.metadataOnly) {
+        entry.description = describe(entry.gvr, entry.request, "metadataOnly");
+        entry.shared.informer.rename(entry.description);
+      }
       const stop = AbortSignal.any([signal, this.stopAll.signal, entry.stop.signal]);
       entry.run = entry.shared.informer.run(stop).catch((err: unknown) => {
         this.logger.error({ err, informer: entry.description }, "informer failed");
@@ -241,6 +248,8 @@ export class SharedInformerFactory {
       ...(metrics && { metrics: metrics.metrics }),
     });
     const entry: Entry = {
+      gvr,
+      request,
       description,
       shared: { informer, lister: new Lister(informer.getIndexer()) },
       demand,

@@ -306,6 +306,17 @@ describe("SharedIndexInformer", () => {
     await stop();
   });
 
+  test("a name given before the start is the one it reports under; once started, it keeps its name", async () => {
+    const { lw, informer, run, stop } = setup();
+    informer.rename("pods.v1{metadataOnly}");
+    lw.failNextWatch(new Error("refused"));
+    run();
+    await eventually(() => informer.counters.errors === 1, "the failure reported");
+    expect(informer.name).toBe("pods.v1{metadataOnly}");
+    expect(() => informer.rename("other")).toThrow("informer pods.v1{metadataOnly} has already started; cannot rename it other");
+    await stop();
+  });
+
   test("objects are cached without managedFields by default, or through a custom transform", async () => {
     const fat = obj("ns/a", { managedFields: [{ manager: "kubectl" }] });
     const plain = setup([fat]);

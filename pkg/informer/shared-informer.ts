@@ -85,15 +85,17 @@ export interface InformerCounters extends ReflectorCounters {
  * @hideconstructor
  */
 export class SharedIndexInformer<T extends KubeObject = KubeObject> {
-  /** e.g. "pods.v1", in logs, metrics and /readyz. */
-  readonly name: string;
+  private informerName: string;
   private readonly clock: Clock;
-  private readonly logger: Logger;
+  private readonly baseLogger: Logger;
+  private logger: Logger;
   private readonly defaultResyncMs: number;
   private readonly onHandlerError: SharedIndexInformerOptions<T>["onHandlerError"];
   private readonly indexer: Indexer<T>;
   private readonly queue: RealFIFO<T>;
-  private readonly reflector: Reflector<T>;
+  private readonly makeReflector: () => Reflector<T>;
+  /** Made at start, so that it takes the name the informer has by then (see rename). */
+  private reflector: Reflector<T> | undefined;
   private readonly listeners = new Set<ProcessorListener<T>>();
   /** Listeners whose resync was due at the last resync check: unchanged-object updates go only to them. */
   private resyncingListeners = new Set<ProcessorListener<T>>();
@@ -103,24 +105,38 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
   private state: "new" | "running" | "stopped" = "new";
 
   constructor(listerWatcher: ListerWatcher<T>, options: SharedIndexInformerOptions<T> = {}) {
-    this.name = options.name ?? "informer";
+    this.informerName = options.name ?? "informer";
     this.clock = options.clock ?? realClock;
-    this.logger = (options.logger ?? silentLogger).child({ informer: this.name });
+    this.baseLogger = options.logger ?? silentLogger;
+    this.logger = this.baseLogger.child({ informer: this.informerName });
     this.defaultResyncMs = options.defaultResyncMs ?? 0;
     this.onHandlerError = options.onHandlerError;
     this.indexer = new Indexer<T>(options.indexers ?? { [namespaceIndexName]: namespaceIndex }, options.metrics?.storeResourceVersion);
     this.queue = new RealFIFO<T>({ metrics: options.metrics, clock: this.clock });
-    this.reflector = new Reflector<T>(listerWatcher, this.queue, {
-      ...options.reflector,
-      name: this.name,
-      clock: this.clock,
-      logger: options.logger ?? silentLogger,
-      random: options.random,
-      onError: (err) => this.watchErrorHandler?.(err),
-      // Applied as objects arrive, so that what it drops never piles up behind a big list.
-      transform: options.transform ?? dropManagedFields,
-      cachedVersionOf: (obj) => this.cachedVersionOf(obj),
-    });
+    this.makeReflector = () =>
+      new Reflector<T>(listerWatcher, this.queue, {
+        ...options.reflector,
+        name: this.informerName,
+        clock: this.clock,
+        logger: this.baseLogger,
+        random: options.random,
+        onError: (err) => this.watchErrorHandler?.(err),
+        // Applied as objects arrive, so that what it drops never piles up behind a big list.
+        transform: options.transform ?? dropManagedFields,
+        cachedVersionOf: (obj) => this.cachedVersionOf(obj),
+      });
+  }
+
+  /** e.g. "pods.v1", in logs, metrics and /readyz. */
+  get name(): string {
+    return this.informerName;
+  }
+
+  /** Names the informer otherwise; only before it starts (its factory knows what it lists only then). */
+  rename(name: string): void {
+    if (this.state !== "new") throw new Error(`informer ${this.informerName} has already started; cannot rename it ${name}`);
+    this.informerName = name;
+    this.logger = this.baseLogger.child({ informer: name });
   }
 
   /**
@@ -168,17 +184,18 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
 
   /** Why the informer has not (re)filled its cache yet: the last list or watch failure since it last did. */
   get lastListError(): unknown {
-    return this.reflector.lastError;
+    return this.reflector?.lastError;
   }
 
   /** The resourceVersion of the last list, watch event or bookmark the informer received. */
   get lastSyncResourceVersion(): string {
-    return this.reflector.lastSyncResourceVersion;
+    return this.reflector?.lastSyncResourceVersion ?? "";
   }
 
   /** Lists, watches, relists, errors and handler failures since start. */
   get counters(): InformerCounters {
-    return { ...this.reflector.counters, handlerErrors: this.handlerErrors };
+    const counters = this.reflector?.counters ?? { lists: 0, watches: 0, relists: 0, errors: 0, idleWatchAborts: 0 };
+    return { ...counters, handlerErrors: this.handlerErrors };
   }
 
   /** Handlers registered and not removed. */
@@ -208,6 +225,7 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     this.logger.debug("starting informer");
     this.scheduleResync();
     try {
+      this.reflector = this.makeReflector();
       await Promise.all([this.reflector.run(signal), this.processLoop(signal)]);
     } finally {
       this.state = "stopped";
