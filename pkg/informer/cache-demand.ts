@@ -42,7 +42,7 @@ export class CacheDemand {
     if (read.kind === "metadata") return;
     this.metadataOnly = false;
     if (read.kind === "whole") this.whole = true;
-    // Checked now, so a bad path fails where it is declared.
+    // Normalized: a path inside another one adds nothing.
     else for (const path of new FieldProjection(read.fields).paths) this.fields.add(path);
   }
 

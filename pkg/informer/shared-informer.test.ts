@@ -292,6 +292,42 @@ describe("SharedIndexInformer", () => {
     await stop();
   });
 
+  test("a relist that changes a few objects changes just those in the cache, with no second cache built beside it; one an index function throws for is left out", async () => {
+    const { clock, lw, informer, run, stop } = setup([obj("ns/a"), obj("ns/b"), obj("ns/c"), obj("ns/d")], {
+      indexers: {
+        byLabel: (o) => {
+          if (o.metadata?.labels?.bad) throw new Error("unindexable");
+          return [o.metadata?.labels?.v ?? "none"];
+        },
+      },
+    });
+    const seen = recorder();
+    informer.addEventHandler(seen.handler);
+    const cache = informer.getIndexer();
+    let replacedAside = 0;
+    const replaceByKey = cache.replaceByKey.bind(cache);
+    cache.replaceByKey = (...args) => (replacedAside++, replaceByKey(...args));
+    run();
+    await eventually(() => informer.hasSynced() && lw.openWatches === 1, "synced and watching");
+    const unchanged = cache.getByKey("ns/a");
+    await clock.advance(5_000);
+    lw.endStreams();
+    lw.update(obj("ns/b", { labels: { v: "2" } }));
+    lw.update(obj("ns/c", { labels: { bad: "yes" } }));
+    lw.deleteSilently("ns/d");
+    lw.compact();
+    await eventually(() => seen.log.length === 6, "the relist handled", 30_000);
+    // As when the cache is built aside: the object left out is gone from it, with no notification.
+    expect(seen.log.slice(4)).toEqual(["delete tombstone ns/d", "update b"]);
+    expect(cache.listKeys().sort()).toEqual(["ns/a", "ns/b"]);
+    expect(cache.getByKey("ns/a")).toBe(unchanged as KubeObject);
+    expect(cache.byIndex("byLabel", "2").map((o) => o.metadata?.name)).toEqual(["b"]);
+    expect(cache.byIndex("byLabel", "none").map((o) => o.metadata?.name)).toEqual(["a"]);
+    expect(cache.lastStoreSyncResourceVersion()).toBe(lw.currentResourceVersion);
+    expect(replacedAside).toBe(0);
+    await stop();
+  });
+
   test("a bookmark moves the cache's resourceVersion on, in order with the events", async () => {
     const { lw, informer, run, stop } = setup();
     run();

@@ -20,6 +20,18 @@ import { Reflector, type ReflectorCounters, type ReflectorOptions } from "./refl
 import type { Store } from "./store.ts";
 import { dropManagedFields } from "./transform.ts";
 
+/** A (re)list with at most this many objects added, changed or gone is applied to the cache in place. */
+const inPlaceChangeLimit = 1000;
+
+/** A list compared with the cache: see SharedIndexInformer.compareWithCache. */
+interface ListedAgainstCache<T extends KubeObject> {
+  entries: (readonly [string, T])[];
+  previous: (T | undefined)[];
+  tombstones: DeletedFinalStateUnknown<T>[];
+  /** Listed objects that are not the cached ones, and cached ones the list lacks. */
+  changes: number;
+}
+
 /** A handler's resync period is never shorter than this. */
 export const minimumResyncPeriodMs = 1000;
 
@@ -278,10 +290,28 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
    * handler, and no reader of the cache, ever sees half of a relist.
    */
   private async replaceAll(objects: readonly T[], resourceVersion: string, isInInitialList: boolean): Promise<void> {
+    const list = await this.compareWithCache(objects);
+    const leftOut = new Set<string>();
+    const failed = (key: string, err: unknown) => {
+      leftOut.add(key);
+      this.logger.error({ err, key }, "failed to apply a listed object to the cache");
+    };
+    if (list.changes <= inPlaceChangeLimit) this.applyInPlace(list, resourceVersion, failed);
+    else await this.indexer.replaceByKey(list.entries, resourceVersion, (key, _obj, err) => failed(key, err));
+    // Without a yield: a handler added meanwhile would get adds for the new cache and then this list's notifications again.
+    for (const tombstone of list.tombstones) this.distribute({ type: "delete", obj: tombstone }, false);
+    list.entries.forEach(([key, obj], i) => {
+      if (!leftOut.has(key)) this.distributeChange(list.previous[i], obj, isInInitialList);
+    });
+  }
+
+  /** Each listed object under its key with what the cache holds there now, the cached objects the list lacks, and how many differ. */
+  private async compareWithCache(objects: readonly T[]): Promise<ListedAgainstCache<T>> {
     const slicer = new TimeSlicer({ callsPerCheck: 32 });
     const entries: (readonly [string, T])[] = [];
     const previous: (T | undefined)[] = [];
     const listed = new Set<string>();
+    let changes = 0;
     for (const obj of objects) {
       if (slicer.due()) await slicer.yield();
       let key: string;
@@ -291,8 +321,10 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
         this.logger.error({ err }, "listed object without a name left out of the cache");
         continue;
       }
+      const cached = this.indexer.getByKey(key);
+      if (cached !== obj) changes++;
       entries.push([key, obj]);
-      previous.push(this.indexer.getByKey(key));
+      previous.push(cached);
       listed.add(key);
     }
     const tombstones: DeletedFinalStateUnknown<T>[] = [];
@@ -301,16 +333,27 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
       const gone = this.indexer.getByKey(key);
       if (gone !== undefined) tombstones.push(new DeletedFinalStateUnknown(key, gone));
     }
-    const leftOut = new Set<string>();
-    await this.indexer.replaceByKey(entries, resourceVersion, (key, _obj, err) => {
-      leftOut.add(key);
-      this.logger.error({ err, key }, "failed to apply a listed object to the cache");
+    return { entries, previous, tombstones, changes: changes + tombstones.length };
+  }
+
+  /**
+   * A list that differs from the cache in a few objects only (a relist keeps the cached copy of
+   * each unchanged one) changes just those, synchronously, instead of building a second cache
+   * with its indices beside the first. An object an index function throws for is left out.
+   */
+  private applyInPlace(list: ListedAgainstCache<T>, resourceVersion: string, failed: (key: string, err: unknown) => void): void {
+    for (const tombstone of list.tombstones) this.indexer.delete(tombstone);
+    list.entries.forEach(([key, obj], i) => {
+      const cached = list.previous[i];
+      if (cached === obj) return;
+      try {
+        this.indexer.putByKey(key, obj);
+      } catch (err) {
+        if (cached !== undefined) this.indexer.delete(new DeletedFinalStateUnknown(key, cached));
+        failed(key, err);
+      }
     });
-    // Without a yield: a handler added meanwhile would get adds for the new cache and then this list's notifications again.
-    for (const tombstone of tombstones) this.distribute({ type: "delete", obj: tombstone }, false);
-    entries.forEach(([key, obj], i) => {
-      if (!leftOut.has(key)) this.distributeChange(previous[i], obj, isInInitialList);
-    });
+    this.indexer.bookmark(resourceVersion);
   }
 
   /** Hands every cached object, as it is now, to the handlers whose resync is due. */
