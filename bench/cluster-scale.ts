@@ -1,0 +1,218 @@
+// kube-loom against kube-controller-manager v1.37 on a big cluster: 100,000 Pods under 1,000
+// ReplicaSets in 10 namespaces, plus 1,000 ConfigMaps owning 10 each for the garbage collector.
+// Both run the same controllers (replicaset and garbage collector) with the same client limits
+// (qps 500 / burst 1000), a fresh process for each round, rounds interleaved, medians reported:
+//   1. exec → first Pod of a ReplicaSet created right before exec
+//   2. RSS once idle, and peak RSS during a forced relist (kube-apiserver restarted with every
+//      older resourceVersion expired: bench/cluster-scale/forced-relist.ts)
+//   3. idle CPU
+//   4. every ReplicaSet +10 %, then back: from the writes until every status shows the new size
+//   5. a restart (SIGTERM, fresh process): Pods created or deleted across it (must be 0)
+//   6. leader failover to a standby, kill -9 and SIGTERM: to the Lease and to the new leader's first Pod
+// The cluster is seeded through the API (no kubelet: Pods are created as the ReplicaSet controller
+// creates them, then made Running and Ready through their status). Develop at a small scale:
+//   bun bench/cluster-scale.ts --pods 5000 --replica-sets 100 --configmap-owners 100 --idle-seconds 30 --rounds 1
+//   bun bench/cluster-scale.ts [--pods 100000] [--replica-sets 1000] [--namespaces 10] [--configmap-owners 1000]
+//     [--dependents 10] [--rounds 3] [--idle-seconds 120] [--log-dir DIR] [--no-failover] [--state-dir DIR]
+// --state-dir keeps etcd's data (and the control plane's folder) there after the run, and a later
+// run with the same shape and folder starts from it instead of seeding again (half an hour at
+// 100,000 Pods on a busy 2-core machine).
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { loadClientConfig } from "../pkg/kube/client-config.ts";
+import { createKubeClient, type KubeClient } from "../pkg/kube/client.ts";
+import { ControlPlane } from "../test/controlplane/control-plane.ts";
+import { buildKubeLoom } from "../test/support/kube-loom-binary.ts";
+import { type Comparison, mebibytes, printComparison, seconds } from "./comparison.ts";
+import { buildPeerProcesses, comparisonOf, type PeerProcess, type System } from "./peer-processes.ts";
+import { Samples } from "./statistics.ts";
+import { type BenchContext, startManager, syncTimeoutMs } from "./cluster-scale/context.ts";
+import { measureFailover } from "./cluster-scale/failover.ts";
+import { ReplicaSetConvergence } from "./cluster-scale/replicaset-convergence.ts";
+import { measureRound, scaleAll } from "./cluster-scale/round.ts";
+import { seedCluster, type SeedTimes } from "./cluster-scale/seed.ts";
+import { type ClusterShape, namespaceNames, podsPerReplicaSet, validateShape } from "./cluster-scale/shape.ts";
+
+const qps = 500;
+const burst = 1000;
+
+const { values } = parseArgs({
+  options: {
+    pods: { type: "string", default: "100000" },
+    "replica-sets": { type: "string", default: "1000" },
+    namespaces: { type: "string", default: "10" },
+    "configmap-owners": { type: "string", default: "1000" },
+    dependents: { type: "string", default: "10" },
+    rounds: { type: "string", default: "3" },
+    "idle-seconds": { type: "string", default: "120" },
+    "log-dir": { type: "string" },
+    "no-failover": { type: "boolean", default: false },
+    "state-dir": { type: "string" },
+  },
+});
+
+const shape = validateShape({
+  pods: Number(values.pods),
+  replicaSets: Number(values["replica-sets"]),
+  namespaces: Number(values.namespaces),
+  configMapOwners: Number(values["configmap-owners"]),
+  dependentsPerOwner: Number(values.dependents),
+});
+// --rounds 0 seeds the cluster (into --state-dir, to be reused) and measures nothing.
+const rounds = wholeNumber("--rounds", values.rounds, 0);
+const idleSeconds = wholeNumber("--idle-seconds", values["idle-seconds"], 1);
+const progress = (line: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
+
+const [controlPlane, builtPeers] = await Promise.all([
+  // kube-apiserver fills its watch cache with every Pod before it is ready: minutes on a busy machine.
+  ControlPlane.start({ extraApiserverArgs: apiserverArgs(), startTimeoutMs: 600_000, ...(values["state-dir"] ? { dir: values["state-dir"] } : {}) }),
+  buildPeerProcesses({ "kube-controller-manager": "replicaset-controller,garbage-collector-controller", "kube-loom": "replicaset,garbagecollector" }),
+]);
+// A signal still stops the control plane and removes its folder (the exit handlers do both).
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => process.exit(130));
+const logDir = values["log-dir"] ?? join(controlPlane.dir, "logs");
+mkdirSync(logDir, { recursive: true });
+const peers = await withPrivateKubeLoom(builtPeers, controlPlane.dir);
+progress(`control plane in ${controlPlane.dir}, controller logs in ${logDir}`);
+
+try {
+  // The benchmark's own client has no rate limit: the API server is what should limit seeding and bursts.
+  const client = await createKubeClient(loadClientConfig({ kubeconfig: controlPlane.kubeconfigPath }), { qps: 0, burst: 0, timeoutMs: 120_000 });
+  const ctx: BenchContext = {
+    controlPlane,
+    client,
+    shape,
+    clientFlags: [`--kube-api-qps=${qps}`, `--kube-api-burst=${burst}`],
+    idleSeconds,
+    logDir,
+    samples: new Samples<System>(),
+    progress,
+    runId: Date.now().toString(36).slice(-5),
+  };
+  const seeding = await seedOnce(ctx);
+  progress(`etcd database after seeding: ${await etcdDatabaseMiB(controlPlane.etcdUrl)} MiB`);
+  await settleStatuses(ctx, peers);
+  for (let round = 1; round <= rounds; round++) {
+    // Interleaved, and each system goes first every other round.
+    const order = round % 2 === 1 ? peers : [...peers].reverse();
+    for (const peer of order) await measureRound(ctx, peer, round);
+    if (values["no-failover"]) continue;
+    for (const signal of ["SIGKILL", "SIGTERM"] as const) {
+      for (const peer of order) await measureFailover(ctx, peer, signal, round);
+    }
+  }
+  progress(`etcd database at the end: ${await etcdDatabaseMiB(controlPlane.etcdUrl)} MiB (quota 2048 MiB)`);
+  if (rounds > 0) printResults(ctx, seeding);
+} finally {
+  await controlPlane.stop();
+}
+
+/** Seeds the cluster, unless the state folder holds one of this shape already; returns how long seeding took. */
+async function seedOnce(ctx: BenchContext): Promise<SeedTimes> {
+  const marker = join(ctx.controlPlane.dir, "cluster-scale-seed.json");
+  if (existsSync(marker)) {
+    const seeded = JSON.parse(readFileSync(marker, "utf8")) as { shape: ClusterShape; times: SeedTimes };
+    if (JSON.stringify(seeded.shape) === JSON.stringify(ctx.shape)) {
+      progress(`cluster already seeded in ${ctx.controlPlane.dir}; not seeding again`);
+      return seeded.times;
+    }
+    throw new Error(`--state-dir ${ctx.controlPlane.dir} holds a cluster of another shape (${JSON.stringify(seeded.shape)}); expected ${JSON.stringify(ctx.shape)} or an empty folder`);
+  }
+  const times = await seedCluster(ctx.client, ctx.shape, progress);
+  writeFileSync(marker, JSON.stringify({ shape: ctx.shape, times }));
+  return times;
+}
+
+function wholeNumber(flag: string, text: string | undefined, least: number): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value < least) throw new Error(`${flag} ${text}: expected a whole number ≥ ${least}`);
+  return value;
+}
+
+/**
+ * Runs kube-loom from a copy of its own: a build from newer sources (another test run in the same
+ * tree) deletes the older executable, which this benchmark starts again and again for an hour.
+ */
+async function withPrivateKubeLoom(all: PeerProcess[], dir: string): Promise<PeerProcess[]> {
+  const built = await buildKubeLoom();
+  const copy = join(dir, "kube-loom");
+  copyFileSync(built, copy);
+  chmodSync(copy, 0o755);
+  return all.map((peer) => ({ ...peer, command: (kubeconfig, extra) => peer.command(kubeconfig, extra).map((word) => (word === built ? copy : word)) }));
+}
+
+async function etcdDatabaseMiB(etcdUrl: string): Promise<string> {
+  const metrics = await (await fetch(`${etcdUrl}/metrics`)).text();
+  const bytes = Number(/^etcd_mvcc_db_total_size_in_bytes (\S+)$/m.exec(metrics)?.[1]);
+  return (bytes / 2 ** 20).toFixed(0);
+}
+
+/** What kube-apiserver needs beyond the test defaults to hold this cluster (none so far; see bench/README.md). */
+function apiserverArgs(): string[] {
+  return [];
+}
+
+/**
+ * Lets kube-controller-manager write every seeded ReplicaSet's status once (not measured), so
+ * no round starts with 1,000 status writes the seeding left to do.
+ */
+async function settleStatuses(ctx: BenchContext, all: PeerProcess[]): Promise<void> {
+  const upstream = all.find((peer) => peer.system === "kube-controller-manager") as PeerProcess;
+  const seeded = new Set(namespaceNames(ctx.shape));
+  const tracker = await ReplicaSetConvergence.start(ctx.client, (rs) => seeded.has(rs.metadata?.namespace ?? ""));
+  const manager = startManager(ctx, upstream, `status-warm-up-${ctx.runId}`);
+  try {
+    const started = performance.now();
+    // A run stopped in the middle of a burst leaves the ReplicaSets bigger.
+    await scaleAll(ctx, podsPerReplicaSet(ctx.shape));
+    await tracker.convergedOn(() => podsPerReplicaSet(ctx.shape), syncTimeoutMs);
+    progress(`every ReplicaSet's status written by kube-controller-manager in ${((performance.now() - started) / 1000).toFixed(1)} s (not measured)`);
+  } finally {
+    await Promise.all([tracker.close(), manager.stop()]);
+  }
+}
+
+function printResults(ctx: BenchContext, seeding: SeedTimes): void {
+  const row = (scenario: string, figure: string, format: (value: number) => string = seconds): Comparison => comparisonOf(ctx.samples, scenario, figure, { format });
+  const total = (scenario: string, figure: string): Comparison => {
+    const sum = (system: System) => [ctx.samples.of(figure, system).reduce((a, b) => a + b, 0)];
+    return { scenario, upstream: sum("kube-controller-manager"), kubeLoom: sum("kube-loom"), format: (value) => value.toFixed(0) };
+  };
+  const cpu = (value: number) => `${value.toFixed(2)} CPU s`;
+  const perReplicaSet = podsPerReplicaSet(ctx.shape);
+  const step = Math.round(perReplicaSet / 10);
+  const burstPods = step * ctx.shape.replicaSets;
+  const failoverRows = values["no-failover"]
+    ? []
+    : (["SIGKILL", "SIGTERM"] as const).flatMap((signal) => {
+        const name = signal === "SIGKILL" ? "kill -9" : "SIGTERM";
+        return [row(`failover, ${name}: to the Lease`, `failover ${signal} lease`), row(`failover, ${name}: to the new leader's first Pod`, `failover ${signal} pod`)];
+      });
+  printComparison(
+    [
+      row("exec → first Pod of a new ReplicaSet", "first pod"),
+      row("exec → garbage collector's monitors synced", "synced"),
+      row("RSS once idle", "idle rss", mebibytes),
+      row("idle CPU", "idle cpu", (value) => `${value.toFixed(2)} CPU s/min`),
+      row("forced relist: peak RSS", "relist rss", mebibytes),
+      row("forced relist: CPU, restart until quiet", "relist cpu", cpu),
+      row(`burst: every ReplicaSet ${perReplicaSet} → ${perReplicaSet + step} (${burstPods} Pods)`, "burst up"),
+      row("same: controller CPU", "burst up cpu", cpu),
+      row(`same: the benchmark's ${ctx.shape.replicaSets} scale writes`, "burst up writes"),
+      row(`burst: every ReplicaSet ${perReplicaSet + step} → ${perReplicaSet}`, "burst down"),
+      row("same: controller CPU", "burst down cpu", cpu),
+      row(`same: the benchmark's ${ctx.shape.replicaSets} scale writes`, "burst down writes"),
+      row("restart: exec → monitors synced", "restart synced"),
+      total("restart: Pods created, all rounds", "restart pods created"),
+      total("restart: Pods deleted, all rounds", "restart pods deleted"),
+      total("restart: ReplicaSet updates, all rounds", "restart replicaset writes"),
+      ...failoverRows,
+    ],
+    `${ctx.shape.pods.toLocaleString("en-US")} Pods under ${ctx.shape.replicaSets.toLocaleString("en-US")} ReplicaSets in ${ctx.shape.namespaces} namespaces, ` +
+      `${(ctx.shape.configMapOwners * (1 + ctx.shape.dependentsPerOwner)).toLocaleString("en-US")} ConfigMaps in trees; controllers replicaset + garbage collector, ` +
+      `qps ${qps} / burst ${burst}; medians of ${rounds} interleaved rounds (counts: totals); idle window ${ctx.idleSeconds} s; ` +
+      `a burst's ${burstPods} creates take at least ${(Math.max(0, burstPods - burst) / qps).toFixed(1)} s at qps ${qps} / burst ${burst}; ` +
+      `seeding: ReplicaSets ${seeding.replicaSetsSeconds.toFixed(1)} s, Pods created and Ready ${seeding.podsSeconds.toFixed(1)} s, ConfigMaps ${seeding.configMapsSeconds.toFixed(1)} s`,
+  );
+}

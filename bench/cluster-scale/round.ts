@@ -1,0 +1,153 @@
+// One round of the scale benchmark for one controller manager, each step in a fresh process or
+// the one the step before left running: start with a new ReplicaSet waiting, idle, restart,
+// burst, forced relist.
+import { resources } from "../../pkg/kube/gvr.ts";
+import { type ReplicaSet, replicaSetManifest } from "../../test/replicaset/replicaset-fixture.ts";
+import { inParallel } from "../../test/integration/informer-fixtures.ts";
+import type { PeerProcess } from "../peer-processes.ts";
+import { cpuSeconds, waitForQuiet } from "../process-usage.ts";
+import { type BenchContext, settleMaxMs, settleMinMs, startManager, syncTimeoutMs, tagOf } from "./context.ts";
+import { restartApiserverExpiringWatches } from "./forced-relist.ts";
+import { type ManagerProcess, peakRssWhile } from "./manager-process.ts";
+import { ReplicaSetConvergence } from "./replicaset-convergence.ts";
+import { ChangeCounter, firstPodCreated } from "./resource-events.ts";
+import { namespaceNames, podsPerReplicaSet, probeNamespace, replicaSetAt } from "./shape.ts";
+
+export async function measureRound(ctx: BenchContext, peer: PeerProcess, round: number): Promise<void> {
+  let manager = await startWithNewReplicaSet(ctx, peer, round);
+  try {
+    await measureIdle(ctx, manager);
+    manager = await measureRestart(ctx, peer, manager, round);
+    await measureBurst(ctx, manager);
+    await measureForcedRelist(ctx, manager);
+  } finally {
+    await manager.stop();
+  }
+}
+
+/** Figure 1: a ReplicaSet created right before exec, timed from exec to its first Pod. */
+async function startWithNewReplicaSet(ctx: BenchContext, peer: PeerProcess, round: number): Promise<ManagerProcess> {
+  const name = `first-${tagOf(peer.system)}-${round}-${ctx.runId}`;
+  const firstPod = await firstPodCreated(ctx.client, probeNamespace, `app=${name}`, syncTimeoutMs);
+  await ctx.client.dynamic.resource<ReplicaSet>(resources.replicaSets, probeNamespace).create(replicaSetManifest({ name, namespace: probeNamespace, replicas: 1 }));
+  const manager = startManager(ctx, peer, `${tagOf(peer.system)}-${round}-start-${ctx.runId}`);
+  try {
+    const firstPodSeconds = ((await manager.unlessExited(firstPod.at)) - manager.execAt) / 1000;
+    const syncedSeconds = await manager.monitorsSyncedAfter(syncTimeoutMs);
+    ctx.samples.record("first pod", peer.system, firstPodSeconds);
+    ctx.samples.record("synced", peer.system, syncedSeconds);
+    ctx.progress(`${peer.system} round ${round}: exec → first Pod of a new ReplicaSet ${firstPodSeconds.toFixed(2)} s, monitors synced ${syncedSeconds.toFixed(2)} s`);
+    return manager;
+  } catch (err) {
+    await manager.stop();
+    throw err;
+  } finally {
+    await firstPod.close();
+  }
+}
+
+/** Figures 2 (idle RSS) and 3 (idle CPU). */
+async function measureIdle(ctx: BenchContext, manager: ManagerProcess): Promise<void> {
+  await manager.settle(settleMinMs, settleMaxMs);
+  const cpuBefore = cpuSeconds(manager.pid);
+  const { peakMiB } = await peakRssWhile(manager.pid, 1000, Bun.sleep(ctx.idleSeconds * 1000));
+  const cpuPerMinute = ((cpuSeconds(manager.pid) - cpuBefore) / ctx.idleSeconds) * 60;
+  ctx.samples.record("idle rss", manager.system, peakMiB);
+  ctx.samples.record("idle cpu", manager.system, cpuPerMinute);
+  ctx.progress(`${manager.system}: idle ${cpuPerMinute.toFixed(2)} CPU s/min, RSS ≤ ${peakMiB.toFixed(0)} MiB over ${ctx.idleSeconds} s`);
+}
+
+/**
+ * Figure 5: SIGTERM, then a fresh process, with every Pod creation and deletion and every
+ * ReplicaSet update in the seeded namespaces counted from before the stop until the new process
+ * has synced and gone quiet. Nothing changed, so each of them would be a mistake.
+ */
+async function measureRestart(ctx: BenchContext, peer: PeerProcess, previous: ManagerProcess, round: number): Promise<ManagerProcess> {
+  const seeded = new Set(namespaceNames(ctx.shape));
+  const inSeeded = (object: { metadata?: { namespace?: string } }) => seeded.has(object.metadata?.namespace ?? "");
+  const pods = await ChangeCounter.start(ctx.client, resources.pods, inSeeded);
+  const replicaSets = await ChangeCounter.start(ctx.client, resources.replicaSets, inSeeded);
+  await previous.stop("SIGTERM");
+  const manager = startManager(ctx, peer, `${tagOf(peer.system)}-${round}-restart-${ctx.runId}`);
+  try {
+    const syncedSeconds = await manager.monitorsSyncedAfter(syncTimeoutMs);
+    await manager.settle(settleMinMs, settleMaxMs);
+    const podChanges = await pods.close();
+    const replicaSetChanges = await replicaSets.close();
+    ctx.samples.record("restart synced", peer.system, syncedSeconds);
+    ctx.samples.record("restart pods created", peer.system, podChanges.created);
+    ctx.samples.record("restart pods deleted", peer.system, podChanges.deleted);
+    ctx.samples.record("restart replicaset writes", peer.system, replicaSetChanges.modified);
+    ctx.progress(
+      `${peer.system}: restart synced in ${syncedSeconds.toFixed(2)} s; across it Pods created ${podChanges.created}, deleted ${podChanges.deleted}, ` +
+        `Pod updates ${podChanges.modified}, ReplicaSet updates ${replicaSetChanges.modified}`,
+    );
+    return manager;
+  } catch (err) {
+    await manager.stop();
+    throw err;
+  }
+}
+
+/**
+ * Figure 4: every ReplicaSet +10 %, then back, each timed from the first write until every
+ * ReplicaSet's status shows the new size. The writes go out together through the benchmark's
+ * own client; the Pods created and deleted are counted, and must be exactly the difference.
+ */
+async function measureBurst(ctx: BenchContext, manager: ManagerProcess): Promise<void> {
+  const seeded = new Set(namespaceNames(ctx.shape));
+  const tracker = await ReplicaSetConvergence.start(ctx.client, (rs) => seeded.has(rs.metadata?.namespace ?? ""));
+  const base = podsPerReplicaSet(ctx.shape);
+  try {
+    for (const [direction, size] of [["up", base + Math.round(base / 10)], ["down", base]] as const) {
+      const pods = await ChangeCounter.start(ctx.client, resources.pods, (pod) => seeded.has(pod.metadata?.namespace ?? ""));
+      await waitForQuiet([...ctx.controlPlane.pids, manager.pid]);
+      const cpuBefore = cpuSeconds(manager.pid);
+      const converged = tracker.convergedOn(() => size, syncTimeoutMs);
+      const started = performance.now();
+      await scaleAll(ctx, size);
+      const writesSeconds = (performance.now() - started) / 1000;
+      const seconds = ((await converged) - started) / 1000;
+      const cpu = cpuSeconds(manager.pid) - cpuBefore;
+      const changes = await pods.close();
+      ctx.samples.record(`burst ${direction}`, manager.system, seconds);
+      ctx.samples.record(`burst ${direction} cpu`, manager.system, cpu);
+      ctx.samples.record(`burst ${direction} writes`, manager.system, writesSeconds);
+      ctx.samples.record(`burst ${direction} pods`, manager.system, changes.created + changes.deleted);
+      ctx.progress(
+        `${manager.system}: burst ${direction} to ${size} per ReplicaSet in ${seconds.toFixed(2)} s (writes ${writesSeconds.toFixed(2)} s, controller CPU ${cpu.toFixed(2)} s); ` +
+          `Pods created ${changes.created}, deleted ${changes.deleted}`,
+      );
+    }
+  } finally {
+    await tracker.close();
+  }
+}
+
+export async function scaleAll(ctx: BenchContext, replicas: number): Promise<void> {
+  const indices = Array.from({ length: ctx.shape.replicaSets }, (_, i) => i);
+  await inParallel(indices, 100, async (i) => {
+    const { namespace, name } = replicaSetAt(ctx.shape, i);
+    await ctx.client.dynamic.resource<ReplicaSet>(resources.replicaSets, namespace).patch(name, { spec: { replicas } }, "merge");
+  });
+}
+
+/**
+ * Figure 2, second half: peak RSS while every informer relists after kube-apiserver restarted with
+ * their resourceVersions expired (see forced-relist.ts), until the process is quiet again.
+ */
+async function measureForcedRelist(ctx: BenchContext, manager: ManagerProcess): Promise<void> {
+  await waitForQuiet([...ctx.controlPlane.pids, manager.pid]);
+  // Counted from the stop: clients reconnect (and relist) while kube-apiserver is still starting up.
+  const relist = async () => {
+    const stoppedAt = performance.now();
+    const cpuBefore = cpuSeconds(manager.pid);
+    await restartApiserverExpiringWatches(ctx.controlPlane, ctx.client);
+    await manager.settle(settleMinMs, settleMaxMs);
+    return { cpu: cpuSeconds(manager.pid) - cpuBefore, seconds: (performance.now() - stoppedAt) / 1000 };
+  };
+  const { peakMiB, result } = await peakRssWhile(manager.pid, 100, relist());
+  ctx.samples.record("relist rss", manager.system, peakMiB);
+  ctx.samples.record("relist cpu", manager.system, result.cpu);
+  ctx.progress(`${manager.system}: forced relist peak RSS ${peakMiB.toFixed(0)} MiB, ${result.cpu.toFixed(2)} CPU s from kube-apiserver's stop until quiet again ${result.seconds.toFixed(1)} s later`);
+}

@@ -1,0 +1,43 @@
+// The cluster the scale benchmark builds: how many of each object, and what everything is called.
+// ReplicaSets are spread evenly over the namespaces, each with the same number of Pods; the
+// garbage collector's ConfigMap trees are spread the same way.
+
+export interface ClusterShape {
+  pods: number;
+  replicaSets: number;
+  namespaces: number;
+  /** ConfigMaps that own others (the roots of the garbage collector's trees). */
+  configMapOwners: number;
+  /** ConfigMaps owned by each root. */
+  dependentsPerOwner: number;
+}
+
+export const probeNamespace = "probe";
+
+export function namespaceNames(shape: ClusterShape): string[] {
+  return Array.from({ length: shape.namespaces }, (_, i) => `scale-${i}`);
+}
+
+export function podsPerReplicaSet(shape: ClusterShape): number {
+  return Math.floor(shape.pods / shape.replicaSets);
+}
+
+/** Where the i-th ReplicaSet (or ConfigMap tree) lives and what it is called. */
+export function replicaSetAt(shape: ClusterShape, i: number): { namespace: string; name: string } {
+  return { namespace: `scale-${i % shape.namespaces}`, name: `rs-${i}` };
+}
+
+export function configMapOwnerAt(shape: ClusterShape, i: number): { namespace: string; name: string } {
+  return { namespace: `scale-${i % shape.namespaces}`, name: `owner-${i}` };
+}
+
+/** Rejects shapes the benchmark cannot build evenly, naming the bad value. */
+export function validateShape(shape: ClusterShape): ClusterShape {
+  for (const [field, value] of Object.entries(shape)) {
+    if (!Number.isSafeInteger(value) || value < 0) throw new Error(`--${field}: ${value} is not a whole number ≥ 0`);
+  }
+  if (shape.replicaSets < 1 || shape.namespaces < 1) throw new Error(`--replicaSets and --namespaces must be ≥ 1 (got ${shape.replicaSets}, ${shape.namespaces})`);
+  if (shape.pods % shape.replicaSets !== 0) throw new Error(`--pods ${shape.pods}: expected a multiple of --replicaSets ${shape.replicaSets}`);
+  if (podsPerReplicaSet(shape) < 10) throw new Error(`--pods ${shape.pods}: expected at least 10 Pods per ReplicaSet, so that +10 % adds one`);
+  return shape;
+}
