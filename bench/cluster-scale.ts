@@ -2,7 +2,8 @@
 // ReplicaSets in 10 namespaces, plus 1,000 ConfigMaps owning 10 each for the garbage collector.
 // Both run the same controllers (replicaset and garbage collector) with the same client limits
 // (qps 500 / burst 1000), a fresh process for each round, rounds interleaved, medians reported:
-//   1. exec → first Pod of a ReplicaSet created right before exec
+//   1. exec → first Pod of a ReplicaSet created right before exec; then, right after the sync, a
+//      seeded ReplicaSet scaled up by one, timed from the write to its new Pod (live changes first)
 //   2. RSS once idle, and peak RSS during a forced relist (kube-apiserver restarted with every
 //      older resourceVersion expired: bench/cluster-scale/forced-relist.ts)
 //   3. idle CPU
@@ -193,6 +194,7 @@ function printResults(ctx: BenchContext, seeding: SeedTimes): void {
     [
       row("exec → first Pod of a new ReplicaSet", "first pod"),
       row("exec → garbage collector's monitors synced", "synced"),
+      row("right after the sync, a ReplicaSet scaled up: the write → its new Pod", "live scale"),
       row("RSS once idle", "idle rss", mebibytes),
       row("idle CPU", "idle cpu", (value) => `${value.toFixed(2)} CPU s/min`),
       row("forced relist: peak RSS", "relist rss", mebibytes),

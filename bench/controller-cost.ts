@@ -3,7 +3,7 @@
 // first on an idle cluster of 10,000 objects (1,000 owner ConfigMaps with 9 dependents each),
 // then while a ReplicaSet scales from 0 to 1,000 Pods at the default client limits. One system
 // at a time on the same API server; rounds interleaved, medians reported.
-//   bun bench/controller-cost.ts [objects, default 10000] [idle seconds, default 60] [rounds, default 3] [replicas, default 1000]
+//   bun bench/controller-cost.ts [objects, default 10000] [idle seconds, default 60] [rounds, default 3] [replicas, default 1000] [settle seconds, default 10]
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { KubeClient } from "../pkg/kube/client.ts";
@@ -24,7 +24,7 @@ const idleSeconds = Number(process.argv[3] ?? 60);
 const rounds = Number(process.argv[4] ?? 3);
 const replicas = Number(process.argv[5] ?? 1000);
 /** After the monitors synced: the collector's first pass over the graph, and the JIT, settle down. */
-const settleMs = 10_000;
+const settleMs = Number(process.argv[6] ?? 10) * 1000;
 
 const [controlPlane, managers] = await Promise.all([
   ControlPlane.start(),

@@ -16,6 +16,7 @@ import { namespaceNames, podsPerReplicaSet, probeNamespace, replicaSetAt } from 
 export async function measureRound(ctx: BenchContext, peer: PeerProcess, round: number): Promise<void> {
   let manager = await startWithNewReplicaSet(ctx, peer, round);
   try {
+    await measureLiveChange(ctx, manager);
     await measureIdle(ctx, manager);
     manager = await measureRestart(ctx, peer, manager, round);
     await measureBurst(ctx, manager);
@@ -43,6 +44,27 @@ async function startWithNewReplicaSet(ctx: BenchContext, peer: PeerProcess, roun
     throw err;
   } finally {
     await firstPod.close();
+  }
+}
+
+/**
+ * Figure 1b, live changes first: as soon as the caches have synced, while the start's 1,000
+ * ReplicaSets may still wait in the queue, a user scales one of them up by one; timed from that
+ * write to its new Pod. The burst later brings it back in line with the others.
+ */
+async function measureLiveChange(ctx: BenchContext, manager: ManagerProcess): Promise<void> {
+  const { namespace, name } = replicaSetAt(ctx.shape, 0);
+  const current = await ctx.client.dynamic.resource<ReplicaSet>(resources.replicaSets, namespace).get(name);
+  const newPod = await firstPodCreated(ctx.client, namespace, `app=${name}`, syncTimeoutMs);
+  try {
+    const written = performance.now();
+    await ctx.client.dynamic.resource<ReplicaSet>(resources.replicaSets, namespace).patch(name, { spec: { replicas: (current.spec?.replicas ?? 0) + 1 } }, "merge");
+    const seconds = ((await manager.unlessExited(newPod.at)) - written) / 1000;
+    const afterExec = (written - manager.execAt) / 1000;
+    ctx.samples.record("live scale", manager.system, seconds);
+    ctx.progress(`${manager.system}: ReplicaSet ${namespace}/${name} scaled ${afterExec.toFixed(2)} s after exec, right after the sync: its new Pod ${seconds.toFixed(2)} s after the write`);
+  } finally {
+    await newPod.close();
   }
 }
 
