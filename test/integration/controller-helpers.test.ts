@@ -41,7 +41,7 @@ afterAll(async () => {
 });
 
 describe("finalizer", () => {
-  test("in a running controller: added first, apply sees it held, deletion runs cleanup once, then the object goes", async () => {
+  test("in a running controller: added first, apply sees it held, deletion runs cleanup, then the object goes", async () => {
     const applied: string[][] = [];
     let cleanups = 0;
     const descriptor = controller("finalizer-helper")
@@ -65,7 +65,8 @@ describe("finalizer", () => {
 
       await configMaps().delete("held");
       await waitUntil(async () => (await current("held")) === undefined, "the object to be gone");
-      expect(cleanups).toBe(1);
+      // At least once: a reconcile queued meanwhile may still see the finalizer in the cache (the contract in finalizer.ts).
+      expect(cleanups).toBeGreaterThanOrEqual(1);
     } finally {
       stop.abort();
       await running;
