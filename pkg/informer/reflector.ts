@@ -79,6 +79,11 @@ export interface ReflectorCounters {
   idleWatchAborts: number;
 }
 
+/** Counters of a reflector that has done nothing yet (or has not been made). */
+export function noReflectorCounters(): ReflectorCounters {
+  return { lists: 0, watches: 0, relists: 0, errors: 0, idleWatchAborts: 0 };
+}
+
 /** The API server closes a watch after a random time in [minWatchTimeoutSeconds, 2 × that). */
 const minWatchTimeoutSeconds = 300;
 /** A watch that ends sooner than this with no events counts as a failure. */
@@ -97,7 +102,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
   private readonly transform: (obj: T) => T;
   private readonly cachedVersionOf: (obj: T) => T | undefined;
   private readonly garbage = new GarbageHint();
-  private readonly stats: ReflectorCounters = { lists: 0, watches: 0, relists: 0, errors: 0, idleWatchAborts: 0 };
+  private readonly stats: ReflectorCounters = noReflectorCounters();
   private readonly watchList: boolean;
   /** The streaming list of this attempt was refused: the pending list is a LIST. */
   private listInstead = false;

@@ -16,7 +16,7 @@ import type { InformerMetrics } from "./informer-metrics.ts";
 import { deletionHandlingKeyFunc, metaNamespaceKeyFunc } from "./keys.ts";
 import { type Notification, ProcessorListener } from "./processor-listener.ts";
 import { RealFIFO } from "./real-fifo.ts";
-import { Reflector, type ReflectorCounters, type ReflectorOptions } from "./reflector.ts";
+import { noReflectorCounters, Reflector, type ReflectorCounters, type ReflectorOptions } from "./reflector.ts";
 import type { Store } from "./store.ts";
 import { dropManagedFields } from "./transform.ts";
 
@@ -206,7 +206,7 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
 
   /** Lists, watches, relists, errors and handler failures since start. */
   get counters(): InformerCounters {
-    const counters = this.reflector?.counters ?? { lists: 0, watches: 0, relists: 0, errors: 0, idleWatchAborts: 0 };
+    const counters = this.reflector?.counters ?? noReflectorCounters();
     return { ...counters, handlerErrors: this.handlerErrors };
   }
 
