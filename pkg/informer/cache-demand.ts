@@ -3,6 +3,7 @@
 // fields they declared; metadata only if all they want is metadata. A reader that comes after
 // the start must be content with what is kept: a cache cannot widen once it is filled.
 import type { KubeObject } from "../kube/objects.ts";
+import type { FieldTree } from "../kube/protobuf/message-decoder.ts";
 import { type FieldPath, FieldProjection } from "./field-projection.ts";
 import { dropManagedFields } from "./transform.ts";
 
@@ -59,6 +60,11 @@ export class CacheDemand {
   fix(): CacheMode {
     this.fixed ??= this.metadataOnly ? { kind: "metadata" } : this.whole ? { kind: "whole" } : { kind: "projected", projection: new FieldProjection(this.fields) };
     return this.fixed;
+  }
+
+  /** The fields kept of each object once fixed; undefined while unfixed, or when whole objects or only metadata are kept. */
+  keptFields(): FieldTree | undefined {
+    return this.fixed?.kind === "projected" ? this.fixed.projection.tree : undefined;
   }
 
   /**

@@ -8,6 +8,7 @@ import type { KubeObject } from "../kube/objects.ts";
 import { type Logger, silentLogger } from "../log/logger.ts";
 import { CacheDemand, type CacheRead } from "./cache-demand.ts";
 import { DeferredListerWatcher } from "./deferred-lister-watcher.ts";
+import type { FieldTree } from "../kube/protobuf/message-decoder.ts";
 import { checkFieldPaths, type FieldPath } from "./field-projection.ts";
 import { type InformerMetrics, type InformerMetricsProvider, informerMetricsFor } from "./informer-metrics.ts";
 import { Lister } from "./lister.ts";
@@ -30,6 +31,8 @@ export interface ListerWatcherRequest {
   fieldSelector?: string;
   /** List and watch PartialObjectMetadata instead of full objects. */
   metadataOnly: boolean;
+  /** What the informer keeps of each object once it started (undefined: all of it), for a decoder that can build just that. */
+  keptFields?: () => FieldTree | undefined;
 }
 
 export interface SharedInformerFactoryOptions {
@@ -234,7 +237,9 @@ export class SharedInformerFactory {
     const description = describe(gvr, request, qualifier);
     const metrics = this.reserveMetrics(gvr);
     const demand = new CacheDemand(description, "kind" in gvr && typeof gvr.kind === "string" ? gvr.kind : gvr.resource);
-    const source = new DeferredListerWatcher((metadataOnly) => this.options.listerWatcherFor(gvr, { ...request, metadataOnly }));
+    const source = new DeferredListerWatcher((metadataOnly) =>
+      this.options.listerWatcherFor(gvr, { ...request, metadataOnly, keptFields: () => demand.keptFields() }),
+    );
     const guard = this.options.guardProjectedFields ?? process.env.NODE_ENV === "test";
     // What is kept is known once the informer starts; the reflector calls this only after.
     let keep: ((obj: KubeObject) => KubeObject) | undefined;

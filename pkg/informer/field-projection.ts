@@ -4,13 +4,14 @@
 // with dots ("status.phase"); through an array it applies to every element
 // ("status.containerStatuses.restartCount" keeps only the restart counts).
 import type { KubeObject } from "../kube/objects.ts";
+import type { FieldTree } from "../kube/protobuf/message-decoder.ts";
 import { dropManagedFields } from "./transform.ts";
 
 /** A field, or a nested field, of an object: "spec.nodeName". */
 export type FieldPath = string;
 
 /** Field name → what to keep of its value: all of it (true) or some of its fields. */
-type FieldTree = Map<string, FieldTree | true>;
+type MutableFieldTree = Map<string, MutableFieldTree | true>;
 
 /** Kept of every object, whatever its readers declare. */
 const alwaysKept: readonly FieldPath[] = ["apiVersion", "kind", "metadata"];
@@ -23,13 +24,15 @@ const protocolProperties = new Set(["then", "toJSON", "asymmetricMatch", "$$type
 export class FieldProjection {
   /** The declared paths, without those another one includes, sorted. */
   readonly paths: readonly FieldPath[];
-  private readonly tree: FieldTree;
+  /** The kept fields as a tree (apiVersion, kind and metadata included): what a protobuf decoder builds. */
+  readonly tree: FieldTree;
 
   /** Throws a one-line error naming a path that is not dotted field names. */
   constructor(paths: Iterable<FieldPath>) {
-    this.tree = new Map();
-    for (const path of [...alwaysKept, ...paths]) addPath(this.tree, parsePath(path));
-    this.paths = treePaths(this.tree, "").sort();
+    const tree: MutableFieldTree = new Map();
+    for (const path of [...alwaysKept, ...paths]) addPath(tree, parsePath(path));
+    this.tree = tree;
+    this.paths = treePaths(tree, "").sort();
   }
 
   /** True when everything `paths` name is kept already. */
@@ -70,7 +73,7 @@ function parsePath(path: FieldPath): string[] {
   return names;
 }
 
-function addPath(tree: FieldTree, names: readonly string[]): void {
+function addPath(tree: MutableFieldTree, names: readonly string[]): void {
   const [name, ...rest] = names as [string, ...string[]];
   const existing = tree.get(name);
   if (existing === true) return;
@@ -78,7 +81,7 @@ function addPath(tree: FieldTree, names: readonly string[]): void {
     tree.set(name, true);
     return;
   }
-  const subtree: FieldTree = existing ?? new Map();
+  const subtree: MutableFieldTree = existing ?? new Map();
   tree.set(name, subtree);
   addPath(subtree, rest);
 }

@@ -5,6 +5,7 @@ import { kubeLoomProgram, type ProgramIdentity, version } from "../version.ts";
 import type { ClientConfig } from "./client-config.ts";
 import { DiscoveryClient } from "./discovery.ts";
 import { DynamicClient } from "./dynamic-client.ts";
+import type { ApiContentType } from "./protobuf/media-types.ts";
 import { RestClient, type RequestObserver } from "./rest-client.ts";
 import { createFetch, currentRuntime, type Fetch } from "./transport.ts";
 import type { TypedClients } from "./typed-clients.ts";
@@ -23,6 +24,8 @@ export interface KubeClientOptions {
   component?: string;
   /** Told about every request's outcome and latency (the rest_client_* metrics). */
   observer?: RequestObserver;
+  /** The encoding asked for built-in resources (--kube-api-content-type); default protobuf. */
+  contentType?: ApiContentType;
   /** Replaces the runtime's transport (tests). */
   fetch?: Fetch;
 }
@@ -76,6 +79,7 @@ export async function createKubeClient(config: ClientConfig, options: KubeClient
     userAgent: userAgent(program, options.component),
     timeoutMs: options.timeoutMs,
     ...(options.observer ? { observer: options.observer } : {}),
+    ...(options.contentType ? { contentType: options.contentType } : {}),
   });
   return clientOver(config, program, rest);
 }

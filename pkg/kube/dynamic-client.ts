@@ -4,6 +4,10 @@ import { TimeSlicer } from "../eventloop/time-slicer.ts";
 import { type GroupVersionResource, apiVersionOf } from "./gvr.ts";
 import type { ListOptions, ListerWatcher, WatchOptions } from "./list-watch.ts";
 import type { KubeObject, ObjectList, Status, WatchEvent } from "./objects.ts";
+import { UnknownKindError } from "./protobuf/envelope.ts";
+import { isBuiltInGroupVersion } from "./protobuf/kubernetes-decoder.ts";
+import { jsonMediaType, metadataAccept, protobufMediaType, protobufOrJson } from "./protobuf/media-types.ts";
+import type { DecodeOptions, FieldTree } from "./protobuf/message-decoder.ts";
 import type { QueryValue, RestClient } from "./rest-client.ts";
 
 /**
@@ -55,10 +59,6 @@ export interface DeleteOptions {
 /** What PartialObjectMetadata requests return: apiVersion, kind and metadata only. */
 export type PartialObjectMetadata = KubeObject;
 
-// Content negotiation for metadata-only lists and watches: the server strips everything but metadata.
-const metadataListAccept = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
-const metadataAccept = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
-
 /**
  * Access to any resource, built-in or custom, with objects as plain JSON (timestamps stay strings).
  * Reached as `client.dynamic`; the type of the objects comes from the resource, e.g. `resources.pods`.
@@ -80,7 +80,7 @@ export class DynamicClient {
 
   /** What an informer lists and watches: one resource, optionally narrowed by namespace and selectors. */
   listerWatcher(gvr: GroupVersionResource, scope: ListerWatcherScope): ListerWatcher {
-    const client = scope.metadataOnly ? this.metadata(gvr, scope.namespace) : this.resource(gvr, scope.namespace);
+    const client = new ResourceClient<KubeObject>(this.rest, gvr, scope.namespace, scope.metadataOnly, scope.keptFields);
     const selectors = {
       ...(scope.labelSelector ? { labelSelector: scope.labelSelector } : {}),
       ...(scope.fieldSelector ? { fieldSelector: scope.fieldSelector } : {}),
@@ -102,6 +102,12 @@ export interface ListerWatcherScope {
   fieldSelector?: string;
   /** Objects carry apiVersion, kind and metadata only. */
   metadataOnly: boolean;
+  /**
+   * What the informer keeps of each object, asked at each list and watch (it is fixed when the
+   * informer starts): a protobuf answer is decoded into just that. JSON is parsed whole, and the
+   * informer projects it.
+   */
+  keptFields?: () => FieldTree | undefined;
 }
 
 /**
@@ -111,6 +117,9 @@ export interface ListerWatcherScope {
  * @hideconstructor
  */
 export class ResourceClient<T extends KubeObject> implements ListerWatcher<T> {
+  /** Set once a protobuf answer of this resource could not be decoded: it is read as JSON from then on. */
+  private protobufRefused = false;
+
   constructor(
     private readonly rest: RestClient,
     /** The resource. */
@@ -118,16 +127,21 @@ export class ResourceClient<T extends KubeObject> implements ListerWatcher<T> {
     /** The namespace, or undefined for all namespaces or a cluster-scoped resource. */
     readonly namespace: string | undefined,
     private readonly metadataOnly: boolean,
+    /** What lists and watches decode of a protobuf answer (an informer's projection); absent: everything. */
+    private readonly keptFields?: () => FieldTree | undefined,
   ) {}
 
   /** One page; items carry apiVersion and kind (the server leaves them out of list items, watch events have them). */
   async list(options: ListOptions = {}, signal?: AbortSignal): Promise<ObjectList<T>> {
-    const list = await this.rest.list<T>({
-      path: this.collectionPath(),
-      query: toQuery(options),
-      ...(this.metadataOnly ? { accept: metadataListAccept } : {}),
-      ...(signal ? { signal } : {}),
-    });
+    const list = await this.fallBackOnce(() =>
+      this.rest.list<T>({
+        path: this.collectionPath(),
+        query: toQuery(options),
+        accept: this.accept(true),
+        decode: this.decodeOptions(),
+        ...(signal ? { signal } : {}),
+      }),
+    );
     // An empty PartialObjectMetadataList comes with "items": null.
     list.items ??= [];
     const kind = list.kind?.replace(/List$/, "");
@@ -146,21 +160,29 @@ export class ResourceClient<T extends KubeObject> implements ListerWatcher<T> {
    * ends the stream (after `timeoutSeconds`), the connection breaks (the iteration throws), or `signal` aborts it
    * (the iteration ends). To follow a collection for good, use an informer instead.
    */
-  watch(options: WatchOptions, signal: AbortSignal): Promise<AsyncIterable<WatchEvent<T>>> {
-    return this.rest.watch<T>(
-      { path: this.collectionPath(), query: toQuery(options), ...(this.metadataOnly ? { accept: metadataAccept } : {}) },
+  async watch(options: WatchOptions, signal: AbortSignal): Promise<AsyncIterable<WatchEvent<T>>> {
+    const events = await this.rest.watch<T>(
+      {
+        path: this.collectionPath(),
+        query: toQuery(options),
+        accept: this.accept(false),
+        decode: this.decodeOptions(),
+      },
       signal,
     );
+    return this.refuseProtobufOnUnknownKind(events);
   }
 
   /** Reads one object from the server (not from a cache). Throws ApiError 404 when it does not exist. */
   get(name: string, signal?: AbortSignal): Promise<T> {
-    return this.rest.request<T>({
-      method: "GET",
-      path: this.itemPath(name),
-      ...(this.metadataOnly ? { accept: metadataAccept } : {}),
-      ...(signal ? { signal } : {}),
-    });
+    return this.fallBackOnce(() =>
+      this.rest.request<T>({
+        method: "GET",
+        path: this.itemPath(name),
+        accept: this.accept(false),
+        ...(signal ? { signal } : {}),
+      }),
+    );
   }
 
   /** Creates the object (apiVersion added when missing); throws ApiError 409 AlreadyExists when its name is taken. */
@@ -235,6 +257,42 @@ export class ResourceClient<T extends KubeObject> implements ListerWatcher<T> {
     return `${this.collectionPath()}/${encodeURIComponent(name)}`;
   }
 
+  private decodeOptions(): DecodeOptions {
+    const fields = this.keptFields?.();
+    return fields ? { fields, withoutManagedFields: true } : {};
+  }
+
+  /**
+   * Protobuf for built-in resources, and for the metadata of any resource (the API server
+   * encodes PartialObjectMetadata as protobuf for custom resources too); JSON otherwise.
+   */
+  private accept(list: boolean): string {
+    const protobuf = this.rest.contentType === protobufMediaType && !this.protobufRefused;
+    if (this.metadataOnly) return metadataAccept(protobuf ? protobufMediaType : jsonMediaType, list);
+    return protobuf && isBuiltInGroupVersion(apiVersionOf(this.gvr)) ? protobufOrJson : jsonMediaType;
+  }
+
+  /** A protobuf answer of a type the schema does not know (a newer server's): asked again once, as JSON, and JSON from then on. */
+  private async fallBackOnce<R>(read: () => Promise<R>): Promise<R> {
+    try {
+      return await read();
+    } catch (err) {
+      if (this.protobufRefused || !causedByUnknownKind(err)) throw err;
+      this.protobufRefused = true;
+      return read();
+    }
+  }
+
+  /** A watch cannot be asked again from here: the reflector opens the next one, which asks for JSON. */
+  private async *refuseProtobufOnUnknownKind(events: AsyncIterable<WatchEvent<T>>): AsyncGenerator<WatchEvent<T>> {
+    try {
+      yield* events;
+    } catch (err) {
+      if (causedByUnknownKind(err)) this.protobufRefused = true;
+      throw err;
+    }
+  }
+
   private withTypeMeta(object: T): T {
     return { apiVersion: apiVersionOf(this.gvr), ...object };
   }
@@ -244,6 +302,11 @@ function nameOf(object: KubeObject): string {
   const name = object.metadata?.name;
   if (!name) throw new Error("object has no metadata.name");
   return name;
+}
+
+function causedByUnknownKind(err: unknown): boolean {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) if (e instanceof UnknownKindError) return true;
+  return false;
 }
 
 function toQuery(options: ListOptions | WatchOptions): Record<string, QueryValue> {

@@ -66,6 +66,16 @@ export class TransportError extends ExpectedError {
   }
 }
 
+/**
+ * The API server's answer could not be read: a watch line that is not JSON, a corrupt protobuf
+ * frame, a body cut off mid-object, a kind the client has no schema for. Nothing of it is used;
+ * the reader starts over as after a broken connection.
+ */
+export class DecodeError extends ExpectedError {
+  /** "DecodeError". */
+  override readonly name = "DecodeError";
+}
+
 const reasons: Record<number, string> = {
   400: "BadRequest",
   401: "Unauthorized",

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { ApiError, TransportError, isNotFound } from "./errors.ts";
+import { isExpectedError } from "../errors/expected-error.ts";
+import { ApiError, DecodeError, TransportError, isNotFound } from "./errors.ts";
 import { RestClient } from "./rest-client.ts";
 import type { Fetch } from "./transport.ts";
 
@@ -174,5 +175,61 @@ describe("RestClient", () => {
     const events = [];
     for await (const event of await rest.watch({ path: "/api/v1/configmaps" }, new AbortController().signal)) events.push(event);
     expect(events).toEqual([{ type: "ADDED", object: { metadata: { name: "a" } } }]);
+  });
+
+  describe("a body that is not what it should be is an expected error naming the request", () => {
+    /** A watch body that sends `lines` and then breaks, as a reset connection does. */
+    function breakingBody(lines: string, failure?: Error): Response {
+      let sent = false;
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (sent) return failure ? controller.error(failure) : controller.close();
+          sent = true;
+          controller.enqueue(new TextEncoder().encode(lines));
+        },
+      });
+      return new Response(body, { status: 200, headers: { "Content-Type": "application/json;stream=watch" } });
+    }
+
+    async function watchError(response: Response): Promise<unknown> {
+      const events = await client(async () => response).watch({ path: "/api/v1/pods" }, new AbortController().signal);
+      try {
+        for await (const _ of events) {
+          // draining until the error
+        }
+      } catch (err) {
+        return err;
+      }
+      return undefined;
+    }
+
+    test("a watch line that is not JSON", async () => {
+      const err = await watchError(breakingBody('{"type":"ADDED","object":{"metadata":{"name":"a"}}}\nthis is not JSON\n'));
+      expect(err).toBeInstanceOf(DecodeError);
+      expect(isExpectedError(err)).toBe(true);
+      expect((err as Error).message).toBe('GET /api/v1/pods?watch=true: watch event is not JSON: "this is not JSON"');
+    });
+
+    test("a connection reset in the middle of a watch body is a TransportError, as one before the answer", async () => {
+      const reset = Object.assign(new TypeError("The socket connection was closed unexpectedly"), { code: "ECONNRESET" });
+      const err = await watchError(breakingBody('{"type":"ADDED","object":{"metadata":', reset));
+      expect(err).toBeInstanceOf(TransportError);
+      expect((err as Error).message).toContain("GET https://api.example:6443/api/v1/pods");
+      expect((err as Error).message).toContain("ECONNRESET");
+    });
+
+    test("a list cut mid-object, a 200 with an empty body, a corrupt protobuf body", async () => {
+      const answer = (text: string | Uint8Array<ArrayBuffer>, contentType = "application/json") => async () => new Response(text, { status: 200, headers: { "Content-Type": contentType } });
+      const listError = (fetch: Fetch) => client(fetch).list({ path: "/api/v1/pods" }).catch((err: unknown) => err);
+      for (const err of [
+        await listError(answer('{"kind":"PodList","items":[{"metadata":{"name":"a"}},{"meta')),
+        await listError(answer("")),
+        await listError(answer(new Uint8Array([0x6b, 0x38, 0x73, 0x00, 0x0a, 0x7f]), "application/vnd.kubernetes.protobuf")),
+      ]) {
+        expect(err).toBeInstanceOf(DecodeError);
+        expect((err as Error).message).toStartWith("GET /api/v1/pods: ");
+        expect((err as Error).message).not.toContain("\n");
+      }
+    });
   });
 });

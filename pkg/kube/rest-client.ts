@@ -1,9 +1,15 @@
 // The one path every request to the API server takes: authentication, client-side rate
 // limiting (--kube-api-qps/--kube-api-burst), user agent, timeouts, typed errors and metrics.
 import type { ClientConfig } from "./client-config.ts";
-import { ApiError, TransportError } from "./errors.ts";
+import { ApiError, DecodeError, TransportError } from "./errors.ts";
 import { decodeObjectList } from "./list-decoder.ts";
 import type { KubeObject, ObjectList, WatchEvent } from "./objects.ts";
+import { decodeEnveloped } from "./protobuf/envelope.ts";
+import { kubernetesDecoder } from "./protobuf/kubernetes-decoder.ts";
+import { decodeProtobufList } from "./protobuf/list-stream-decoder.ts";
+import { type ApiContentType, isProtobufResponse, protobufMediaType } from "./protobuf/media-types.ts";
+import type { DecodeOptions } from "./protobuf/message-decoder.ts";
+import { decodeProtobufWatchEvents } from "./protobuf/watch-stream-decoder.ts";
 import type { Fetch } from "./transport.ts";
 import { decodeWatchEvents } from "./watch-decoder.ts";
 import { errorMessage } from "../errors/expected-error.ts";
@@ -29,6 +35,8 @@ export interface RestRequest {
   timeoutMs?: number | null;
   /** Aborts the request, and the reading of its body. */
   signal?: AbortSignal;
+  /** What to build of the objects of a protobuf answer (a JSON answer is parsed whole). */
+  decode?: DecodeOptions;
 }
 
 /** Waits until the client may send its next request. */
@@ -63,6 +71,8 @@ export interface RestClientOptions {
   observer?: RequestObserver;
   /** Called before every request that is not a GET; throws to refuse it (e.g. a leader no longer sure it leads). */
   writeGuard?: () => void;
+  /** The encoding asked for built-in resources (--kube-api-content-type); default protobuf. */
+  contentType?: ApiContentType;
 }
 
 /**
@@ -75,10 +85,13 @@ export interface RestClientOptions {
 export class RestClient {
   /** The server's base URL, e.g. https://10.0.0.1:6443. */
   readonly server: string;
+  /** The encoding asked for built-in resources; custom resources are always JSON. */
+  readonly contentType: ApiContentType;
   private readonly host: string;
 
   constructor(private readonly options: RestClientOptions) {
     this.server = options.config.server;
+    this.contentType = options.contentType ?? protobufMediaType;
     this.host = new URL(this.server).host;
   }
 
@@ -92,11 +105,15 @@ export class RestClient {
     return new RestClient({ ...this.options, writeGuard: guard });
   }
 
-  /** Sends a request and returns the parsed JSON body (undefined for an empty body). */
+  /** Sends a request and returns the decoded body, JSON or protobuf (undefined for an empty body). */
   async request<T>(request: RestRequest): Promise<T> {
     const response = await this.send(request);
+    if (isProtobufResponse(response.headers.get("Content-Type"))) {
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      return (bytes.length ? this.decodeBody(request, () => decodeEnveloped(kubernetesDecoder(), bytes, request.decode)) : undefined) as T;
+    }
     const text = await response.text();
-    return (text ? JSON.parse(text) : undefined) as T;
+    return (text ? this.decodeBody(request, () => JSON.parse(text) as unknown) : undefined) as T;
   }
 
   /**
@@ -107,10 +124,12 @@ export class RestClient {
     const get: RestRequest = { ...request, method: "GET" };
     const { response, deadline } = await this.start(get);
     try {
-      return await decodeObjectList<T>(this.bodyChunks(get, response, deadline));
+      const chunks = this.bodyChunks(get, response, deadline);
+      if (isProtobufResponse(response.headers.get("Content-Type"))) return await decodeProtobufList<T>(kubernetesDecoder(), chunks, request.decode);
+      return await decodeObjectList<T>(chunks);
     } catch (err) {
       if (err instanceof TransportError || request.signal?.aborted) throw err;
-      throw new Error(`GET ${request.path}: ${errorMessage(err)}`, { cause: err });
+      throw decodeError(get, err);
     }
   }
 
@@ -136,10 +155,16 @@ export class RestClient {
     // The timeout covers only the wait for response headers: a watch stays open for minutes
     // and the reflector's own watchdog notices a silent one. Like client-go, a watch takes no
     // token: it is one long request, and throttling it only delays every informer's sync.
-    const { response, deadline } = await this.start({ ...request, method: "GET", query: { ...request.query, watch: true }, signal }, false);
+    const get: RestRequest = { ...request, method: "GET", query: { ...request.query, watch: true }, signal };
+    const { response, deadline } = await this.start(get, false);
     deadline?.stop();
     if (!response.body) throw new TransportError(`watch ${request.path}: response has no body`, this.server, undefined);
-    return quietOnAbort(decodeWatchEvents<T>(response.body), signal);
+    // Read through bodyChunks, as a list is: a connection broken mid-stream is a TransportError here too.
+    const chunks = this.bodyChunks(get, response, undefined);
+    const events = isProtobufResponse(response.headers.get("Content-Type"))
+      ? decodeProtobufWatchEvents<T>(kubernetesDecoder(), chunks, request.decode)
+      : decodeWatchEvents<T>(chunks);
+    return quietOnAbort(namingDecodeErrors(events, get), signal);
   }
 
   /** Sends the request under a progress deadline, armed now and re-armed when the headers arrive. */
@@ -215,10 +240,19 @@ export class RestClient {
     this.observe(request.method, String(response.status), started);
     if (response.status >= 400) {
       deadline?.headersArrived();
-      const text = await response.text().catch(() => "");
+      const text = await errorBodyText(response);
       throw ApiError.fromResponse(response.status, text, request.method, request.path, response.headers.get("Retry-After"));
     }
     return response;
+  }
+
+  /** Runs a body decoder; what it throws is a DecodeError naming the request. */
+  private decodeBody<T>(request: RestRequest, decode: () => T): T {
+    try {
+      return decode();
+    } catch (err) {
+      throw decodeError(request, err);
+    }
   }
 
   private observe(method: string, code: string, started: number): void {
@@ -327,6 +361,32 @@ class ProgressDeadline {
       if (idle < this.ms) return this.arm(this.ms - idle);
       this.controller.abort(new ProgressTimeout(`${this.waitingFor} ${this.ms} ms`));
     }, ms);
+  }
+}
+
+function decodeError(request: RestRequest, err: unknown): DecodeError {
+  if (err instanceof DecodeError) return err;
+  return new DecodeError(`${request.method} ${request.path}${queryString(request.query)}: ${errorMessage(err)}`, { cause: err });
+}
+
+/** Events of a watch whose decoding errors are DecodeErrors naming the request; a broken connection stays a TransportError. */
+async function* namingDecodeErrors<T>(events: AsyncGenerator<T>, request: RestRequest): AsyncGenerator<T> {
+  try {
+    yield* events;
+  } catch (err) {
+    if (err instanceof TransportError || (err instanceof Error && err.name === "AbortError")) throw err;
+    throw decodeError(request, err);
+  }
+}
+
+/** An error response's body as text: a protobuf Status is turned into its JSON, which ApiError reads. */
+async function errorBodyText(response: Response): Promise<string> {
+  if (!isProtobufResponse(response.headers.get("Content-Type"))) return response.text().catch(() => "");
+  const bytes = new Uint8Array(await response.arrayBuffer().catch(() => new ArrayBuffer(0)));
+  try {
+    return JSON.stringify(decodeEnveloped(kubernetesDecoder(), bytes));
+  } catch {
+    return "";
   }
 }
 

@@ -43,6 +43,11 @@ describe("watch stream decoder", () => {
   });
 
   test("a malformed line is an error, not a silent skip", async () => {
-    expect(collect(['{"type":"ADDED"}\n'])).rejects.toThrow("malformed watch event");
+    await expect(collect(['{"type":"ADDED"}\n'])).rejects.toThrow("malformed watch event");
+    await expect(collect(['{"type":"ADDED","object":null}\n'])).rejects.toThrow("malformed watch event");
+  });
+
+  test("a line that is not JSON is named in one line, with an excerpt", async () => {
+    await expect(collect(["this is not json\n"])).rejects.toThrow('watch event is not JSON: "this is not json"');
   });
 });

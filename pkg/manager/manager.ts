@@ -105,6 +105,7 @@ export class Manager {
       qps: options.connection.qps,
       burst: options.connection.burst,
       timeoutMs: options.connection.requestTimeoutMs,
+      contentType: options.connection.contentType,
       program: this.program,
       observer: restClientMetrics(this.endpoints.metrics),
     };

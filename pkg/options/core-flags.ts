@@ -1,6 +1,7 @@
 // The flags kube-loom has whatever controllers it hosts, grouped in --help the way
 // kube-controller-manager groups them. Defaults follow kube-controller-manager's, except where
 // they name the program: those flags are made per program (programFlags).
+import { apiContentTypes } from "../kube/protobuf/media-types.ts";
 import type { ControllerIdentity } from "./controller-selection.ts";
 import type { FlagDefinition } from "./flag-definition.ts";
 import { flagGroup } from "./flag-group.ts";
@@ -97,6 +98,10 @@ export const kubeApiBurstFlag = misc.int("kube-api-burst", 30, "Requests each cl
 export const kubeApiTimeoutFlag = misc.duration("kube-api-timeout", 30 * SECOND,
   "How long to wait for the API server to start answering a request, and for a stalled answer to move again. Watches stay open. 0: no limit.", { min: 0 });
 
+// kube-controller-manager takes any media type here; these two are the ones the API server answers in.
+export const kubeApiContentTypeFlag = misc.enum("kube-api-content-type", apiContentTypes,
+  "The encoding asked of the API server for built-in resources (JSON is still accepted in answer). Custom resources are always read as JSON, except their metadata.");
+
 export const verbosityFlag = logs.int("v", 0, "How much to log: 0-3 info, 4-5 debug, 6 and more trace.", { shorthand: "v", min: 0, max: 10 });
 
 export const logFormatFlag = logs.enum("log-format", ["json", "text"], "json for log collectors, text for people.");
@@ -143,6 +148,7 @@ export function coreFlags(own: ProgramFlags): readonly FlagDefinition[] {
     kubeApiQpsFlag,
     kubeApiBurstFlag,
     kubeApiTimeoutFlag,
+    kubeApiContentTypeFlag,
     verbosityFlag,
     logFormatFlag,
   ];

@@ -1,11 +1,13 @@
 // The typed result of parsing: the core settings main needs, the enabled controllers, and the
 // accessor controllers use to read their own flags.
+import type { ApiContentType } from "../kube/protobuf/media-types.ts";
 import {
   apiserverWaitTimeoutFlag,
   configFileFlag,
   contextFlag,
   controllerShutdownTimeoutFlag,
   kubeApiBurstFlag,
+  kubeApiContentTypeFlag,
   kubeApiQpsFlag,
   kubeApiTimeoutFlag,
   kubeconfigFlag,
@@ -36,6 +38,8 @@ export interface ConnectionOptions {
   burst: number;
   /** Per-request timeout, watches excluded; 0 means none. */
   requestTimeoutMs: number;
+  /** --kube-api-content-type. */
+  contentType: ApiContentType;
 }
 
 export interface LoggingOptions {
@@ -95,6 +99,7 @@ export function readOptions(values: FlagValues, enabledControllers: readonly str
       qps: values.get(kubeApiQpsFlag),
       burst: values.get(kubeApiBurstFlag),
       requestTimeoutMs: values.get(kubeApiTimeoutFlag),
+      contentType: values.get(kubeApiContentTypeFlag),
     },
     logging: { verbosity: values.get(verbosityFlag), format: values.get(logFormatFlag) },
     values,

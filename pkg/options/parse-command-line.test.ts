@@ -79,6 +79,7 @@ describe("defaults", () => {
       qps: 20,
       burst: 30,
       requestTimeoutMs: 30_000,
+      contentType: "application/vnd.kubernetes.protobuf",
     });
     expect(options.logging).toEqual({ verbosity: 0, format: "json" });
     expect(options.values.get(concurrentAlphaSyncs)).toBe(5);
@@ -134,6 +135,10 @@ describe("command-line forms", () => {
     expect(options.logging.format).toBe("text");
     expect(options.serving.secure.bindAddress).toBe("::");
     expect(usageError(["--log-format=xml"])).toBe('kube-loom: invalid value "xml" for --log-format: expected one of: json, text');
+    expect(run(["--kube-api-content-type=application/json"]).connection.contentType).toBe("application/json");
+    expect(usageError(["--kube-api-content-type=application/cbor"])).toBe(
+      'kube-loom: invalid value "application/cbor" for --kube-api-content-type: expected one of: application/vnd.kubernetes.protobuf, application/json',
+    );
     expect(usageError(["--leader-elect-resource-lock=endpoints"])).toBe(
       'kube-loom: invalid value "endpoints" for --leader-elect-resource-lock: expected one of: leases',
     );

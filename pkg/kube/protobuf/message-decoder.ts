@@ -1,0 +1,410 @@
+// Decodes one Kubernetes protobuf message into the plain object the API server's JSON would have
+// given for it: the same field names, the same omitted and null fields, times, quantities and
+// durations as their JSON strings, int64s as numbers. Fields outside an optional projection are
+// skipped on the wire and never built. The schema (schema.generated.ts) drives it; unknown fields
+// (a newer server's) are skipped.
+import { bytesJson, durationJson, float32Json, microTimeJson, rawJson, timeJson } from "./json-forms.ts";
+import { WireFormatError, WireReader, WireType } from "./wire-reader.ts";
+import { FieldFlag, type FieldSchema, type WireSchema } from "./wire-schema.ts";
+
+/** What to keep of a message: field name → all of it (true) or some of its fields. */
+export type FieldTree = ReadonlyMap<string, FieldTree | true>;
+
+/** How a message is decoded. */
+export interface DecodeOptions {
+  /** Only these fields (by JSON name, nested); absent: every field. */
+  fields?: FieldTree | undefined;
+  /** Leaves out metadata.managedFields, which no controller reads. */
+  withoutManagedFields?: boolean;
+}
+
+const enum Kind {
+  String,
+  Bool,
+  Int32,
+  Int64,
+  Uint32,
+  Uint64,
+  Double,
+  Float,
+  Bytes,
+  Message,
+  Time,
+  MicroTime,
+  Duration,
+  Quantity,
+  IntOrString,
+  RawExtension,
+  FieldsV1,
+}
+
+const kindByType: Readonly<Record<string, Kind>> = {
+  string: Kind.String,
+  bool: Kind.Bool,
+  int32: Kind.Int32,
+  int64: Kind.Int64,
+  uint32: Kind.Uint32,
+  uint64: Kind.Uint64,
+  double: Kind.Double,
+  float: Kind.Float,
+  bytes: Kind.Bytes,
+  Time: Kind.Time,
+  MicroTime: Kind.MicroTime,
+  Duration: Kind.Duration,
+  Quantity: Kind.Quantity,
+  IntOrString: Kind.IntOrString,
+  RawExtension: Kind.RawExtension,
+  FieldsV1: Kind.FieldsV1,
+};
+
+/** The wire type each kind arrives in (a repeated number may also come packed). */
+function wireTypeOf(kind: Kind): number {
+  switch (kind) {
+    case Kind.Bool:
+    case Kind.Int32:
+    case Kind.Int64:
+    case Kind.Uint32:
+    case Kind.Uint64:
+      return WireType.varint;
+    case Kind.Double:
+      return WireType.fixed64;
+    case Kind.Float:
+      return WireType.fixed32;
+    default:
+      return WireType.lengthDelimited;
+  }
+}
+
+interface Field {
+  readonly number: number;
+  readonly name: string;
+  readonly kind: Kind;
+  readonly wireType: number;
+  readonly repeated: boolean;
+  readonly map: boolean;
+  readonly pointer: boolean;
+  readonly inline: boolean;
+  /** Left out of the JSON when empty (omitempty or omitzero). */
+  readonly omitted: boolean;
+  readonly omitZero: boolean;
+  /** The message type, for Kind.Message. */
+  readonly messageName: string;
+}
+
+interface Message {
+  readonly name: string;
+  readonly byNumber: readonly (Field | undefined)[];
+  /** Fields that appear in the JSON even when absent on the wire (as zero, null or an empty object). */
+  readonly alwaysWritten: readonly Field[];
+  /** A named Go slice sent as a message of one repeated field: its JSON is that field's array. */
+  readonly sliceWrapper: Field | undefined;
+  /** ObjectMeta's managedFields field number, to leave it out. */
+  readonly managedFields: number | undefined;
+}
+
+/** The decoder for one schema; messages are prepared the first time they are met. */
+export class MessageDecoder {
+  private readonly prepared = new Map<string, Message>();
+
+  constructor(readonly schema: WireSchema) {}
+
+  /** The message name of an apiVersion and kind, or undefined when the schema does not know them. */
+  messageOfKind(apiVersion: string, kind: string): string | undefined {
+    return this.schema.kinds[`${apiVersion}/${kind}`];
+  }
+
+  /** True when the schema has the message. */
+  has(messageName: string): boolean {
+    return messageName in this.schema.messages;
+  }
+
+  /** Decodes `bytes[start, end)` as `messageName`. Throws WireFormatError for bytes that are not such a message. */
+  decode(messageName: string, bytes: Uint8Array, options: DecodeOptions = {}, start = 0, end = bytes.length): Record<string, unknown> {
+    const reader = new WireReader(bytes, start, end);
+    const out: Record<string, unknown> = {};
+    this.decodeInto(out, reader, end, this.message(messageName), options.fields, options.withoutManagedFields === true);
+    return out;
+  }
+
+  /** The message type of a field (e.g. the items of a list message), or undefined. */
+  fieldMessage(messageName: string, fieldNumber: number): string | undefined {
+    const field = this.message(messageName).byNumber[fieldNumber];
+    return field?.kind === Kind.Message ? field.messageName : undefined;
+  }
+
+  private decodeInto(out: Record<string, unknown>, reader: WireReader, end: number, message: Message, tree: FieldTree | undefined, noManagedFields: boolean): void {
+    while (reader.pos < end) {
+      const tag = reader.uint32();
+      const number = tag >>> 3;
+      const wireType = tag & 7;
+      const field = message.byNumber[number];
+      if (field === undefined || (noManagedFields && number === message.managedFields)) {
+        reader.skip(wireType);
+        continue;
+      }
+      if (field.inline) {
+        checkWireType(field, wireType, WireType.lengthDelimited, message);
+        const fieldEnd = reader.delimitedEnd();
+        this.decodeInto(out, reader, fieldEnd, this.message(field.messageName), tree, noManagedFields);
+        continue;
+      }
+      const subtree = tree === undefined ? true : tree.get(field.name);
+      if (subtree === undefined) {
+        reader.skip(wireType);
+        continue;
+      }
+      const fields = subtree === true ? undefined : subtree;
+      if (field.map) {
+        checkWireType(field, wireType, WireType.lengthDelimited, message);
+        const entries = (out[field.name] ??= {}) as Record<string, unknown>;
+        this.mapEntry(entries, reader, field, fields, noManagedFields, message);
+      } else if (field.repeated) {
+        const values = (out[field.name] ??= []) as unknown[];
+        if (wireType === WireType.lengthDelimited && field.wireType !== WireType.lengthDelimited) {
+          const packedEnd = reader.delimitedEnd();
+          while (reader.pos < packedEnd) values.push(this.value(reader, field, fields, noManagedFields));
+        } else {
+          checkWireType(field, wireType, field.wireType, message);
+          values.push(this.value(reader, field, fields, noManagedFields));
+        }
+      } else {
+        checkWireType(field, wireType, field.wireType, message);
+        const value = this.value(reader, field, fields, noManagedFields);
+        if (omittedWhenEmpty(field) && isEmpty(value)) delete out[field.name];
+        else out[field.name] = value;
+      }
+    }
+    if (reader.pos !== end) throw new WireFormatError(`${message.name}: a field runs past the end of the message`);
+    for (const field of message.alwaysWritten) {
+      if (field.name in out || (tree !== undefined && !tree.has(field.name))) continue;
+      out[field.name] = this.absent(field, tree?.get(field.name), noManagedFields);
+    }
+  }
+
+  /** What the JSON holds for a field that is not on the wire. */
+  private absent(field: Field, subtree: FieldTree | true | undefined, noManagedFields: boolean): unknown {
+    if (field.repeated || field.map || field.pointer) return null;
+    switch (field.kind) {
+      case Kind.String:
+        return "";
+      case Kind.Bool:
+        return false;
+      case Kind.Bytes:
+        return null;
+      case Kind.Message: {
+        const out: Record<string, unknown> = {};
+        const empty = new WireReader(new Uint8Array(0));
+        this.decodeInto(out, empty, 0, this.message(field.messageName), subtree === true ? undefined : subtree, noManagedFields);
+        return this.message(field.messageName).sliceWrapper ? null : out;
+      }
+      case Kind.Time:
+      case Kind.MicroTime:
+      case Kind.RawExtension:
+      case Kind.FieldsV1:
+        return null;
+      case Kind.Duration:
+        return "0s";
+      case Kind.Quantity:
+        return "0";
+      default:
+        return 0;
+    }
+  }
+
+  private value(reader: WireReader, field: Field, fields: FieldTree | undefined, noManagedFields: boolean): unknown {
+    switch (field.kind) {
+      case Kind.String:
+        return reader.string();
+      case Kind.Bool:
+        return reader.bool();
+      case Kind.Int32:
+        return reader.int32();
+      case Kind.Int64:
+        return reader.int64();
+      case Kind.Uint32:
+        return reader.uint32();
+      case Kind.Uint64:
+        return reader.uint64();
+      case Kind.Double:
+        return reader.double();
+      case Kind.Float:
+        return float32Json(reader.float());
+      case Kind.Bytes:
+        return bytesJson(reader.bytesField());
+      case Kind.Message: {
+        const end = reader.delimitedEnd();
+        const message = this.message(field.messageName);
+        const out: Record<string, unknown> = {};
+        this.decodeInto(out, reader, end, message, fields, noManagedFields);
+        return message.sliceWrapper ? (out[message.sliceWrapper.name] ?? null) : out;
+      }
+      case Kind.Time:
+      case Kind.MicroTime: {
+        const end = reader.delimitedEnd();
+        let seconds = 0;
+        let nanos = 0;
+        while (reader.pos < end) {
+          const tag = reader.uint32();
+          if (tag === 0x08) seconds = reader.int64();
+          else if (tag === 0x10) nanos = reader.int32();
+          else reader.skip(tag & 7);
+        }
+        return field.kind === Kind.Time ? timeJson(seconds, nanos) : microTimeJson(seconds, nanos);
+      }
+      case Kind.Duration: {
+        const end = reader.delimitedEnd();
+        let nanoseconds = 0;
+        while (reader.pos < end) {
+          const tag = reader.uint32();
+          if (tag === 0x08) nanoseconds = reader.int64();
+          else reader.skip(tag & 7);
+        }
+        return durationJson(nanoseconds);
+      }
+      case Kind.Quantity: {
+        const end = reader.delimitedEnd();
+        let text = "0";
+        while (reader.pos < end) {
+          const tag = reader.uint32();
+          if (tag === 0x0a) text = reader.string();
+          else reader.skip(tag & 7);
+        }
+        return text;
+      }
+      case Kind.IntOrString: {
+        const end = reader.delimitedEnd();
+        let type = 0;
+        let intVal = 0;
+        let strVal = "";
+        while (reader.pos < end) {
+          const tag = reader.uint32();
+          if (tag === 0x08) type = reader.int64();
+          else if (tag === 0x10) intVal = reader.int32();
+          else if (tag === 0x1a) strVal = reader.string();
+          else reader.skip(tag & 7);
+        }
+        return type === 1 ? strVal : intVal;
+      }
+      case Kind.RawExtension:
+      case Kind.FieldsV1: {
+        const end = reader.delimitedEnd();
+        let raw: Uint8Array = new Uint8Array(0);
+        while (reader.pos < end) {
+          const tag = reader.uint32();
+          if (tag === 0x0a) raw = reader.bytesField();
+          else reader.skip(tag & 7);
+        }
+        return rawJson(raw, field.name);
+      }
+    }
+  }
+
+  private mapEntry(entries: Record<string, unknown>, reader: WireReader, field: Field, fields: FieldTree | undefined, noManagedFields: boolean, message: Message): void {
+    const end = reader.delimitedEnd();
+    let key = "";
+    let value: unknown;
+    let seen = false;
+    while (reader.pos < end) {
+      const tag = reader.uint32();
+      if (tag === 0x0a) key = reader.string();
+      else if (tag >>> 3 === 2) {
+        checkWireType(field, tag & 7, field.wireType, message);
+        seen = true;
+        value = this.value(reader, field, undefined, noManagedFields);
+      } else reader.skip(tag & 7);
+    }
+    if (reader.pos !== end) throw new WireFormatError(`${message.name}.${field.name}: a map entry runs past its end`);
+    // An entry without a value holds the value type's zero.
+    if (!seen) value = this.absent({ ...field, map: false }, undefined, noManagedFields);
+    if (fields === undefined) {
+      entries[key] = value;
+      return;
+    }
+    // A projection through a map names its keys, as it names fields.
+    const kept = fields.get(key);
+    if (kept !== undefined) entries[key] = kept === true ? value : pickFields(value, kept);
+  }
+
+  private message(name: string): Message {
+    let message = this.prepared.get(name);
+    if (message === undefined) {
+      const fields = this.schema.messages[name];
+      if (fields === undefined) throw new WireFormatError(`no protobuf schema for ${name}`);
+      message = prepare(name, fields);
+      this.prepared.set(name, message);
+    }
+    return message;
+  }
+}
+
+function prepare(name: string, schema: readonly FieldSchema[]): Message {
+  const byNumber: (Field | undefined)[] = [];
+  const alwaysWritten: Field[] = [];
+  let managedFields: number | undefined;
+  let sliceWrapper: Field | undefined;
+  for (const [number, jsonName, flags, type] of schema) {
+    const kind = kindByType[type] ?? Kind.Message;
+    const field: Field = {
+      number,
+      name: jsonName,
+      kind,
+      wireType: wireTypeOf(kind),
+      repeated: (flags & FieldFlag.repeated) !== 0,
+      map: (flags & FieldFlag.map) !== 0,
+      pointer: (flags & FieldFlag.pointer) !== 0,
+      inline: (flags & FieldFlag.inline) !== 0,
+      omitted: (flags & (FieldFlag.omitEmpty | FieldFlag.omitZero)) !== 0,
+      omitZero: (flags & FieldFlag.omitZero) !== 0,
+      messageName: kind === Kind.Message ? type : "",
+    };
+    byNumber[number] = field;
+    if (jsonName === "" && !field.inline) sliceWrapper = field;
+    if (jsonName === "managedFields" && name === "meta/v1.ObjectMeta") managedFields = number;
+    if (writtenWhenAbsent(field)) alwaysWritten.push(field);
+  }
+  return { name, byNumber, alwaysWritten, sliceWrapper, managedFields };
+}
+
+/**
+ * Whether encoding/json writes a field whose value is missing on the wire. Slices, maps and
+ * pointers are nil then, scalars zero: omitted under omitempty or omitzero. A struct is never
+ * empty to omitempty; omitzero leaves out a zero one. Inline fields have no name of their own.
+ */
+function writtenWhenAbsent(field: Field): boolean {
+  if (field.inline) return false;
+  if (field.repeated || field.map || field.pointer || !isStruct(field.kind)) return !field.omitted;
+  return !field.omitZero;
+}
+
+/** Whether a present, non-repeated field is left out of the JSON when its value is empty. */
+function omittedWhenEmpty(field: Field): boolean {
+  if (field.pointer) return false;
+  return isStruct(field.kind) ? field.omitZero : field.omitted;
+}
+
+/** Kinds that are Go structs on the JSON side. */
+function isStruct(kind: Kind): boolean {
+  return kind >= Kind.Message;
+}
+
+/** Empty to omitempty (scalars, []byte) or zero to omitzero (a zero time is null, a zero struct {}). */
+function isEmpty(value: unknown): boolean {
+  if (value === "" || value === 0 || value === false || value === null) return true;
+  return typeof value === "object" && Object.keys(value).length === 0;
+}
+
+function checkWireType(field: Field, actual: number, expected: number, message: Message): void {
+  if (actual !== expected) throw new WireFormatError(`${message.name}.${field.name || field.number}: wire type ${actual}, expected ${expected}`);
+}
+
+/** A map value under a projection that names fields inside it: what FieldProjection keeps of it. */
+function pickFields(value: unknown, tree: FieldTree): unknown {
+  if (Array.isArray(value)) return value.map((element) => pickFields(element, tree));
+  if (value === null || typeof value !== "object") return value;
+  const kept: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(value)) {
+    const subtree = tree.get(name);
+    if (subtree !== undefined) kept[name] = subtree === true ? field : pickFields(field, subtree);
+  }
+  return kept;
+}
