@@ -14,17 +14,20 @@ export function microTimeJson(seconds: number, nanos: number): string | null {
   return `${cachedSeconds(seconds)}.${String(Math.floor(nanos / 1000)).padStart(6, "0")}Z`;
 }
 
-// Objects listed together were mostly created within the same few seconds: one formatted second is reused.
-let lastSeconds = Number.NaN;
-let lastText = "";
+// Objects listed together share a few timestamps (created, started, conditions in the same
+// seconds): formatted once each. Bounded: cleared when full.
+const formatted = new Map<number, string>();
+const formattedLimit = 4096;
 
 /** "2026-11-27T20:14:53" for a Unix time in seconds. */
 function cachedSeconds(seconds: number): string {
-  if (seconds !== lastSeconds) {
-    lastText = formatSeconds(seconds);
-    lastSeconds = seconds;
+  let text = formatted.get(seconds);
+  if (text === undefined) {
+    if (formatted.size >= formattedLimit) formatted.clear();
+    text = formatSeconds(seconds);
+    formatted.set(seconds, text);
   }
-  return lastText;
+  return text;
 }
 
 function formatSeconds(seconds: number): string {

@@ -87,6 +87,10 @@ interface Field {
   /** Left out of the JSON when empty (omitempty or omitzero). */
   readonly omitted: boolean;
   readonly omitZero: boolean;
+  /** A present, non-repeated value is left out when empty (see omittedWhenEmpty). */
+  readonly omitWhenEmpty: boolean;
+  /** Its bit in the mask of always-written fields seen, or 0 when it has none. */
+  readonly alwaysBit: number;
   /** The message type, for Kind.Message. */
   readonly messageName: string;
 }
@@ -133,6 +137,7 @@ export class MessageDecoder {
   }
 
   private decodeInto(out: Record<string, unknown>, reader: WireReader, end: number, message: Message, tree: FieldTree | undefined, noManagedFields: boolean): void {
+    let seen = 0;
     while (reader.pos < end) {
       const tag = reader.uint32();
       const number = tag >>> 3;
@@ -154,6 +159,7 @@ export class MessageDecoder {
         continue;
       }
       const fields = subtree === true ? undefined : subtree;
+      seen |= field.alwaysBit;
       if (field.map) {
         checkWireType(field, wireType, WireType.lengthDelimited, message);
         const entries = (out[field.name] ??= {}) as Record<string, unknown>;
@@ -170,13 +176,12 @@ export class MessageDecoder {
       } else {
         checkWireType(field, wireType, field.wireType, message);
         const value = this.value(reader, field, fields, noManagedFields);
-        if (omittedWhenEmpty(field) && isEmpty(value)) delete out[field.name];
-        else out[field.name] = value;
+        if (!field.omitWhenEmpty || !isEmpty(value)) out[field.name] = value;
       }
     }
     if (reader.pos !== end) throw new WireFormatError(`${message.name}: a field runs past the end of the message`);
     for (const field of message.alwaysWritten) {
-      if (field.name in out || (tree !== undefined && !tree.has(field.name))) continue;
+      if ((seen & field.alwaysBit) !== 0 || (field.alwaysBit === 0 && field.name in out) || (tree !== undefined && !tree.has(field.name))) continue;
       out[field.name] = this.absent(field, tree?.get(field.name), noManagedFields);
     }
   }
@@ -337,6 +342,8 @@ export class MessageDecoder {
   }
 }
 
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
 function prepare(name: string, schema: readonly FieldSchema[]): Message {
   const byNumber: (Field | undefined)[] = [];
   const alwaysWritten: Field[] = [];
@@ -344,7 +351,7 @@ function prepare(name: string, schema: readonly FieldSchema[]): Message {
   let sliceWrapper: Field | undefined;
   for (const [number, jsonName, flags, type] of schema) {
     const kind = kindByType[type] ?? Kind.Message;
-    const field: Field = {
+    const field: Mutable<Field> = {
       number,
       name: jsonName,
       kind,
@@ -356,7 +363,12 @@ function prepare(name: string, schema: readonly FieldSchema[]): Message {
       omitted: (flags & (FieldFlag.omitEmpty | FieldFlag.omitZero)) !== 0,
       omitZero: (flags & FieldFlag.omitZero) !== 0,
       messageName: kind === Kind.Message ? type : "",
+      omitWhenEmpty: false,
+      alwaysBit: 0,
     };
+    field.omitWhenEmpty = omittedWhenEmpty(field);
+    // Up to 30 always-written fields are tracked in a bit mask; the rest (none today) by a lookup.
+    if (writtenWhenAbsent(field) && alwaysWritten.length < 30) field.alwaysBit = 1 << alwaysWritten.length;
     byNumber[number] = field;
     if (jsonName === "" && !field.inline) sliceWrapper = field;
     if (jsonName === "managedFields" && name === "meta/v1.ObjectMeta") managedFields = number;

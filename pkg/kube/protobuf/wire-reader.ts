@@ -1,6 +1,7 @@
 // Reads the protobuf wire format from one byte array: varints, fixed-width numbers and
 // length-delimited fields. Every read checks its bounds, so a cut or corrupt message throws a
 // WireFormatError instead of reading past its end or looping.
+import { Buffer } from "node:buffer";
 
 /** The bytes are not the protobuf the reader expected: cut short, a bad varint, a bad length. */
 export class WireFormatError extends Error {
@@ -11,12 +12,15 @@ export class WireFormatError extends Error {
 export const WireType = { varint: 0, fixed64: 1, lengthDelimited: 2, startGroup: 3, endGroup: 4, fixed32: 5 } as const;
 
 const twoTo32 = 4294967296;
-const utf8 = new TextDecoder("utf-8", { fatal: false });
+
+/** Node's Buffer (Bun's, Deno's) decodes a slice of UTF-8 several times faster than TextDecoder; utf8Slice is its fast path. */
+type TextBuffer = Buffer & { utf8Slice?: (start: number, end: number) => string };
 
 export class WireReader {
   /** The next byte to read. */
   pos: number;
   private view: DataView | undefined;
+  private text: TextBuffer | undefined;
 
   /** Reads `bytes[start, end)`. */
   constructor(
@@ -109,24 +113,10 @@ export class WireReader {
   /** A length-delimited UTF-8 string. */
   string(): string {
     const end = this.delimitedEnd();
-    const { bytes } = this;
-    let pos = this.pos;
-    // Most strings of Kubernetes objects are short ASCII: building them by hand beats a decoder call.
-    if (end - pos <= 24) {
-      let text = "";
-      for (; pos < end; pos++) {
-        const byte = bytes[pos]!;
-        if (byte >= 0x80) break;
-        text += String.fromCharCode(byte);
-      }
-      if (pos === end) {
-        this.pos = end;
-        return text;
-      }
-    }
-    const text = utf8.decode(bytes.subarray(this.pos, end));
+    const start = this.pos;
     this.pos = end;
-    return text;
+    const text = (this.text ??= Buffer.from(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength) as TextBuffer);
+    return text.utf8Slice ? text.utf8Slice(start, end) : text.toString("utf8", start, end);
   }
 
   /** Skips a field of wire type `wireType` whose tag was just read. */
