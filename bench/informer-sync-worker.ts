@@ -1,6 +1,6 @@
 // One measurement of bench/informer-sync.ts, in its own process so its RSS is its own:
-//   bun bench/informer-sync-worker.ts <kube-loom[-metadata][-list]|client-node> <kubeconfig> <namespace> <expected-count>
-// ("-list": fill the cache by LIST instead of a streaming list.)
+//   bun bench/informer-sync-worker.ts <kube-loom[-metadata][-list|-json]|client-node> <kubeconfig> <namespace> <expected-count>
+// ("-list": fill the cache by LIST instead of a streaming list; "-json": read JSON instead of protobuf.)
 // Prints one JSON line: {variant, syncMs, rssMiB, baseRssMiB, peakRssMiB, heapMiB, cached}; baseRssMiB
 // is the process before the informer exists, so rssMiB − baseRssMiB is what the informer and its
 // cache cost; peakRssMiB is the most RSS seen during the sync (sampled every 5 ms), its transient
@@ -24,7 +24,7 @@ type StartInformer = () => Promise<() => number>;
 const startInformer =
   variant === "client-node"
     ? await clientNodeInformer(kubeconfig, namespace)
-    : kubeLoomInformer(kubeconfig, namespace, { metadataOnly: variant.includes("metadata"), useWatchList: !variant.endsWith("-list") });
+    : kubeLoomInformer(kubeconfig, namespace, { metadataOnly: variant.includes("metadata"), useWatchList: !variant.endsWith("-list"), json: variant.endsWith("-json") });
 Bun.gc(true);
 const baseRssMiB = process.memoryUsage().rss / 2 ** 20;
 // The process's own maxRSS would mostly tell its start-up (module loading), not the sync.
@@ -66,10 +66,14 @@ async function clientNodeInformer(kubeconfig: string, namespace: string): Promis
   };
 }
 
-function kubeLoomInformer(kubeconfig: string, namespace: string, { metadataOnly, useWatchList }: { metadataOnly: boolean; useWatchList: boolean }): StartInformer {
+function kubeLoomInformer(
+  kubeconfig: string,
+  namespace: string,
+  { metadataOnly, useWatchList, json }: { metadataOnly: boolean; useWatchList: boolean; json: boolean },
+): StartInformer {
   const config = loadClientConfig({ kubeconfig });
   return async () => {
-    const client = await createKubeClient(config, { qps: 20, burst: 30, timeoutMs: 120_000 });
+    const client = await createKubeClient(config, { qps: 20, burst: 30, timeoutMs: 120_000, ...(json ? { contentType: "application/json" as const } : {}) });
     const factory = new SharedInformerFactory({
       listerWatcherFor: (gvr, scope) => client.dynamic.listerWatcher(gvr, scope),
       defaultResyncMs: 0,

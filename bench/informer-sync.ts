@@ -6,6 +6,7 @@
 // informer), @kubernetes/client-node's makeInformer, and the limit: the same first LIST read to
 // its last byte without decoding. Each measurement runs in a fresh process; rounds are
 // interleaved and medians reported.
+// kube-loom reads protobuf as kube-controller-manager does; its "-json" variants read JSON, as before.
 //   bun bench/informer-sync.ts [sizes, default 10000,50000] [rounds, default 3] [variants, default all, e.g. kube-loom,kube-loom-list]
 import { ControlPlane } from "../test/controlplane/control-plane.ts";
 import { createConfigMaps, ensureNamespace, fastClient } from "../test/integration/informer-fixtures.ts";
@@ -13,6 +14,7 @@ import { clientNodeKubeconfig } from "./client-node-kubeconfig.ts";
 import { clientGoPeer, runClientGoPeer } from "./client-go-peer.ts";
 import { describeMachine } from "./machine.ts";
 import { printTable } from "./print-table.ts";
+import { cpuSeconds } from "./process-usage.ts";
 import { median, ratio } from "./statistics.ts";
 
 const sizes = (process.argv[2] ?? "10000,50000").split(",").map(Number);
@@ -24,6 +26,8 @@ const burst = "30";
 type Variant =
   | "kube-loom"
   | "kube-loom-list"
+  | "kube-loom-json"
+  | "kube-loom-metadata-json"
   | "kube-loom-metadata"
   | "kube-loom-metadata-list"
   | "client-go"
@@ -35,8 +39,10 @@ type Variant =
 const allVariants: readonly Variant[] = [
   "kube-loom",
   "kube-loom-list",
+  "kube-loom-json",
   "kube-loom-metadata",
   "kube-loom-metadata-list",
+  "kube-loom-metadata-json",
   "client-go",
   "client-go-protobuf",
   "client-go-metadata",
@@ -48,6 +54,8 @@ const variants = process.argv[4] ? chosenVariants(process.argv[4]) : allVariants
 const labels: Record<Variant, string> = {
   "kube-loom": "kube-loom (streaming list)",
   "kube-loom-list": "kube-loom, LIST",
+  "kube-loom-json": "kube-loom over JSON (--kube-api-content-type=application/json)",
+  "kube-loom-metadata-json": "kube-loom metadata-only over JSON",
   "kube-loom-metadata": "kube-loom metadata-only (streaming list)",
   "kube-loom-metadata-list": "kube-loom metadata-only, LIST",
   "client-go": "client-go SharedInformerFactory, JSON",
@@ -57,10 +65,12 @@ const labels: Record<Variant, string> = {
   limit: "limit: raw LIST, undecoded",
   "limit-metadata": "limit: raw metadata LIST, undecoded",
 };
-/** Whom each variant is compared with: client-go and the limit of the same kind. */
+/** Whom each variant is compared with: client-go reading the same encoding, and the limit of the same kind. */
 const references: Record<Variant, { clientGo: Variant; limit: Variant }> = {
-  "kube-loom": { clientGo: "client-go", limit: "limit" },
-  "kube-loom-list": { clientGo: "client-go", limit: "limit" },
+  "kube-loom": { clientGo: "client-go-protobuf", limit: "limit" },
+  "kube-loom-list": { clientGo: "client-go-protobuf", limit: "limit" },
+  "kube-loom-json": { clientGo: "client-go", limit: "limit" },
+  "kube-loom-metadata-json": { clientGo: "client-go-metadata", limit: "limit-metadata" },
   "kube-loom-metadata": { clientGo: "client-go-metadata", limit: "limit-metadata" },
   "kube-loom-metadata-list": { clientGo: "client-go-metadata", limit: "limit-metadata" },
   "client-go": { clientGo: "client-go", limit: "limit" },
@@ -80,6 +90,8 @@ interface Measurement {
   /** The highest RSS seen during the sync (kube-loom's and client-node's workers). */
   peakRssMiB?: number;
   heapMiB?: number;
+  /** CPU seconds kube-apiserver spent while this informer synced. */
+  apiserverCpuS?: number;
 }
 
 /** Variants measured by the client-go peer, which is built (in Go) only when one is chosen. */
@@ -98,7 +110,9 @@ try {
     for (let round = 1; round <= rounds; round++) {
       for (const variant of variants) {
         const kubeconfig = variant === "client-node" ? tokenKubeconfig : controlPlane.kubeconfigPath;
-        const measurement = await measure(variant, kubeconfig, namespace, size);
+        const apiserverPid = controlPlane.pids.at(-1) ?? 0;
+        const cpuBefore = cpuSeconds(apiserverPid);
+        const measurement = { ...(await measure(variant, kubeconfig, namespace, size)), apiserverCpuS: cpuSeconds(apiserverPid) - cpuBefore };
         console.error(`${size} ${variant} round ${round}: ${JSON.stringify(measurement)}`);
         const key = `${size} ${variant}`;
         results.set(key, [...(results.get(key) ?? []), measurement]);
@@ -157,6 +171,7 @@ function printResults(results: Map<string, Measurement[]>): void {
     "RSS added MiB",
     "peak RSS MiB",
     "heap MiB",
+    "apiserver CPU s",
     "sync vs client-go",
     "sync vs limit",
     "sync vs client-node",
@@ -184,6 +199,7 @@ function printResults(results: Map<string, Measurement[]>): void {
         pick(variant, "addedMiB")?.toFixed(0) ?? "",
         pick(variant, "peakRssMiB")?.toFixed(0) ?? "",
         heap?.toFixed(0) ?? "",
+        pick(variant, "apiserverCpuS")?.toFixed(2) ?? "",
         ratio(syncMs, pick(clientGo, "syncMs")),
         ratio(syncMs, pick(limit, "syncMs")),
         full ? ratio(syncMs, pick("client-node", "syncMs")) : "",

@@ -39,7 +39,7 @@ export function doubleField(field: number, value: number): number[] {
 }
 
 /** "k8s\0" + runtime.Unknown{typeMeta, raw}. */
-export function enveloped(apiVersion: string, kind: string, raw: number[]): Uint8Array {
+export function enveloped(apiVersion: string, kind: string, raw: number[]): Uint8Array<ArrayBuffer> {
   return new Uint8Array([0x6b, 0x38, 0x73, 0x00, ...messageField(1, stringField(1, apiVersion), stringField(2, kind)), ...bytesField(2, raw)]);
 }
 
