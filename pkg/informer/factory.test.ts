@@ -49,7 +49,7 @@ describe("SharedInformerFactory", () => {
     expect(factory.forResource(resources.pods, { labelSelector: "app=x" }).informer).not.toBe(pods.informer);
     expect(factory.forMetadata(resources.pods).informer).not.toBe(pods.informer);
     expect(factory.forResource(widgets).informer).toBe(factory.forResource(widgets).informer);
-    expect(requests.map((r) => r.request)).toEqual([
+    expect(requests.map(({ request: { keptFields: _, ...scope } }) => scope)).toEqual([
       { namespace: undefined, labelSelector: undefined, fieldSelector: undefined, metadataOnly: false },
       { namespace: "kube-system", labelSelector: undefined, fieldSelector: undefined, metadataOnly: false },
       { namespace: undefined, labelSelector: "app=x", fieldSelector: undefined, metadataOnly: false },
@@ -91,10 +91,22 @@ describe("SharedInformerFactory", () => {
     });
     factory.forResource(resources.configMaps);
     factory.forResource(resources.leases, { namespace: "" });
-    expect(requests).toEqual([
+    expect(requests.map(({ keptFields: _, ...scope }) => scope)).toEqual([
       { namespace: "team-a", labelSelector: "managed=true", fieldSelector: undefined, metadataOnly: false },
       { namespace: undefined, labelSelector: "managed=true", fieldSelector: undefined, metadataOnly: false },
     ]);
+  });
+
+  test("a lister-watcher learns at start what the informer keeps, for a decoder that builds only that", () => {
+    const { factory, requests } = setup();
+    factory.forResource(resources.pods, {}, { fields: ["status.phase"] });
+    factory.forResource(resources.configMaps);
+    expect(requests[0]?.request.keptFields?.()).toBeUndefined();
+    factory.start(new AbortController().signal);
+    const kept = requests[0]?.request.keptFields?.();
+    expect([...(kept?.keys() ?? [])].sort()).toEqual(["apiVersion", "kind", "metadata", "status"]);
+    expect(kept?.get("status")).toEqual(new Map([["phase", true]]));
+    expect(requests[1]?.request.keptFields?.()).toBeUndefined();
   });
 
   test("start runs the informers requested so far; waitForCacheSync names those that did not sync", async () => {
