@@ -37,7 +37,7 @@ export { ExpectedError } from "./pkg/errors/expected-error.ts";
 export { createKubeClient, type KubeClient, withRateLimit } from "./pkg/kube/client.ts";
 export { type ClientConfig, loadClientConfig } from "./pkg/kube/client-config.ts";
 export type { TypedClients } from "./pkg/kube/typed-clients.ts";
-export { ApiError, isAlreadyExists, isConflict, isForbidden, isInvalid, isNotFound, TransportError } from "./pkg/kube/errors.ts";
+export { ApiError, DecodeError, isAlreadyExists, isConflict, isForbidden, isInvalid, isNotFound, TransportError } from "./pkg/kube/errors.ts";
 export { apiVersionOf, type GroupVersionResource, groupOf, type ObjectOf, resources, resourceType, type ResourceType } from "./pkg/kube/gvr.ts";
 export type { KubeObject, ObjectMeta, OwnerReference, Wire } from "./pkg/kube/objects.ts";
 export { controllerRefOf, isControlledBy } from "./pkg/kube/owner-references.ts";
