@@ -3,7 +3,7 @@
 // fields they declared; metadata only if all they want is metadata. A reader that comes after
 // the start must be content with what is kept: a cache cannot widen once it is filled.
 import type { KubeObject } from "../kube/objects.ts";
-import type { FieldTree } from "../kube/protobuf/message-decoder.ts";
+import type { FieldTree } from "../kube/field-tree.ts";
 import { type FieldPath, FieldProjection } from "./field-projection.ts";
 import { dropManagedFields } from "./transform.ts";
 

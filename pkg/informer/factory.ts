@@ -8,7 +8,7 @@ import type { KubeObject } from "../kube/objects.ts";
 import { type Logger, silentLogger } from "../log/logger.ts";
 import { CacheDemand, type CacheRead } from "./cache-demand.ts";
 import { DeferredListerWatcher } from "./deferred-lister-watcher.ts";
-import type { FieldTree } from "../kube/protobuf/message-decoder.ts";
+import type { FieldTree } from "../kube/field-tree.ts";
 import { checkFieldPaths, type FieldPath } from "./field-projection.ts";
 import { type InformerMetrics, type InformerMetricsProvider, informerMetricsFor } from "./informer-metrics.ts";
 import { Lister } from "./lister.ts";

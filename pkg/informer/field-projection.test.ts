@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { noteBuiltFrom } from "../kube/field-tree.ts";
 import type { KubeObject } from "../kube/objects.ts";
 import { FieldProjection } from "./field-projection.ts";
 
@@ -36,6 +37,14 @@ describe("FieldProjection", () => {
         containerStatuses: [{ restartCount: 2 }],
       },
     });
+  });
+
+  test("an object a decoder built with exactly the kept fields is kept as it is, not copied again", () => {
+    const projection = new FieldProjection(["status.phase"]);
+    const decoded = noteBuiltFrom({ metadata: { name: "a" }, status: { phase: "Running" } }, projection.tree);
+    expect(projection.project(decoded)).toBe(decoded);
+    const other = noteBuiltFrom({ metadata: { name: "a" }, status: { phase: "Running" } }, new FieldProjection(["status"]).tree);
+    expect(projection.project(other)).not.toBe(other);
   });
 
   test("fields absent from an object stay absent; a scalar where fields were declared is kept as it is", () => {

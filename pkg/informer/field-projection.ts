@@ -4,7 +4,7 @@
 // with dots ("status.phase"); through an array it applies to every element
 // ("status.containerStatuses.restartCount" keeps only the restart counts).
 import type { KubeObject } from "../kube/objects.ts";
-import type { FieldTree } from "../kube/protobuf/message-decoder.ts";
+import { builtFrom, type FieldTree, pickFields } from "../kube/field-tree.ts";
 import { dropManagedFields } from "./transform.ts";
 
 /** A field, or a nested field, of an object: "spec.nodeName". */
@@ -46,9 +46,13 @@ export class FieldProjection {
     return [...paths].filter((path) => !includes(this.tree, parsePath(path)));
   }
 
-  /** A new object with the kept fields of `obj` (shared with it, not copied), in their original order. */
+  /**
+   * A new object with the kept fields of `obj` (shared with it, not copied), in their original
+   * order; `obj` itself when a decoder built it with just these fields.
+   */
   project<T extends KubeObject>(obj: T): T {
-    return dropManagedFields(pick(obj, this.tree) as T);
+    if (builtFrom(obj) === this.tree) return obj;
+    return dropManagedFields(pickFields(obj, this.tree) as T);
   }
 
   /**
@@ -95,18 +99,6 @@ function includes(tree: FieldTree, names: readonly string[]): boolean {
 
 function treePaths(tree: FieldTree, prefix: string): FieldPath[] {
   return [...tree].flatMap(([name, kept]) => (kept === true ? [`${prefix}${name}`] : treePaths(kept, `${prefix}${name}.`)));
-}
-
-function pick(value: unknown, tree: FieldTree): unknown {
-  if (Array.isArray(value)) return value.map((element) => pick(element, tree));
-  // A scalar where fields were expected is kept as it is: the projection only ever removes.
-  if (value === null || typeof value !== "object") return value;
-  const kept: Record<string, unknown> = {};
-  for (const [name, field] of Object.entries(value)) {
-    const subtree = tree.get(name);
-    if (subtree !== undefined) kept[name] = subtree === true ? field : pick(field, subtree);
-  }
-  return kept;
 }
 
 interface Guard {

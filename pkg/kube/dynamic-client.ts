@@ -7,7 +7,8 @@ import type { KubeObject, ObjectList, Status, WatchEvent } from "./objects.ts";
 import { UnknownKindError } from "./protobuf/envelope.ts";
 import { isBuiltInGroupVersion } from "./protobuf/kubernetes-decoder.ts";
 import { jsonMediaType, metadataAccept, protobufMediaType, protobufOrJson } from "./protobuf/media-types.ts";
-import type { DecodeOptions, FieldTree } from "./protobuf/message-decoder.ts";
+import type { FieldTree } from "./field-tree.ts";
+import type { DecodeOptions } from "./protobuf/message-decoder.ts";
 import type { QueryValue, RestClient } from "./rest-client.ts";
 
 /**

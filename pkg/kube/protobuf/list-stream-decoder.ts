@@ -3,6 +3,7 @@
 // The decoder walks those nested length prefixes and decodes each item once its last byte is
 // here, so the list is never held as one buffer and decoding overlaps the transfer.
 import { TimeSlicer } from "../../eventloop/time-slicer.ts";
+import { noteBuiltFrom } from "../field-tree.ts";
 import type { KubeObject, ObjectList } from "../objects.ts";
 import { ByteQueue } from "./byte-queue.ts";
 import { UnknownKindError, protobufMagic, readTypeMeta, startsWithMagic } from "./envelope.ts";
@@ -83,7 +84,8 @@ class ListReader<T extends KubeObject> {
     if (this.rawEnd === undefined) {
       if (tag.value === typeMetaTag) this.setType(field);
     } else if (tag.value === itemTag) {
-      this.items.push(this.decoder.decode(this.itemMessage!, field, this.options) as T);
+      const item = this.decoder.decode(this.itemMessage!, field, this.options);
+      this.items.push((this.options.fields ? noteBuiltFrom(item, this.options.fields) : item) as T);
     } else if (tag.value === listMetaTag) {
       this.metadata = this.decoder.decode("meta/v1.ListMeta", field);
     }

@@ -3,12 +3,10 @@
 // durations as their JSON strings, int64s as numbers. Fields outside an optional projection are
 // skipped on the wire and never built. The schema (schema.generated.ts) drives it; unknown fields
 // (a newer server's) are skipped.
+import { type FieldTree, pickFields } from "../field-tree.ts";
 import { bytesJson, durationJson, float32Json, microTimeJson, rawJson, timeJson } from "./json-forms.ts";
 import { WireFormatError, WireReader, WireType } from "./wire-reader.ts";
 import { FieldFlag, type FieldSchema, type WireSchema } from "./wire-schema.ts";
-
-/** What to keep of a message: field name → all of it (true) or some of its fields. */
-export type FieldTree = ReadonlyMap<string, FieldTree | true>;
 
 /** How a message is decoded. */
 export interface DecodeOptions {
@@ -407,16 +405,4 @@ function isEmpty(value: unknown): boolean {
 
 function checkWireType(field: Field, actual: number, expected: number, message: Message): void {
   if (actual !== expected) throw new WireFormatError(`${message.name}.${field.name || field.number}: wire type ${actual}, expected ${expected}`);
-}
-
-/** A map value under a projection that names fields inside it: what FieldProjection keeps of it. */
-function pickFields(value: unknown, tree: FieldTree): unknown {
-  if (Array.isArray(value)) return value.map((element) => pickFields(element, tree));
-  if (value === null || typeof value !== "object") return value;
-  const kept: Record<string, unknown> = {};
-  for (const [name, field] of Object.entries(value)) {
-    const subtree = tree.get(name);
-    if (subtree !== undefined) kept[name] = subtree === true ? field : pickFields(field, subtree);
-  }
-  return kept;
 }

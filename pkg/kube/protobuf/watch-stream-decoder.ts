@@ -2,6 +2,7 @@
 // 4-byte big-endian length and a metav1.WatchEvent, whose object (a RawExtension) holds the
 // enveloped object.
 import { TimeSlicer } from "../../eventloop/time-slicer.ts";
+import { noteBuiltFrom } from "../field-tree.ts";
 import type { KubeObject, WatchEvent } from "../objects.ts";
 import { ByteQueue } from "./byte-queue.ts";
 import { decodeEnveloped } from "./envelope.ts";
@@ -52,6 +53,7 @@ function decodeEvent<T extends KubeObject>(decoder: MessageDecoder, frame: Uint8
   }
   if (!type || object === undefined) throw new WireFormatError(`malformed watch event: ${type ? "no object" : "no type"}`);
   // An ERROR event's Status is decoded whole; everything else as the informer keeps it.
-  const decoded = decodeEnveloped(decoder, object, type === "ERROR" ? {} : options);
-  return { type, object: decoded } as unknown as WatchEvent<T>;
+  if (type === "ERROR") return { type, object: decodeEnveloped(decoder, object) } as unknown as WatchEvent<T>;
+  const decoded = decodeEnveloped(decoder, object, options);
+  return { type, object: options.fields ? noteBuiltFrom(decoded, options.fields) : decoded } as unknown as WatchEvent<T>;
 }
