@@ -448,6 +448,36 @@ describe("Reflector", () => {
     await stop();
   });
 
+  test("a streaming list whose bookmark came in time is not given up while the store takes long to fill: its watch goes on", async () => {
+    const clock = new FakeClock();
+    const lw = new FakeListerWatcher([obj("ns/pod-0")]);
+    const store = new Indexer();
+    let release = () => {};
+    const filled = new Promise<void>((resolve) => (release = resolve));
+    const slow = Object.assign(Object.create(store) as Indexer, {
+      replace: async (items: readonly KubeObject[], resourceVersion: string) => {
+        await filled;
+        await store.replace(items, resourceVersion);
+      },
+    });
+    const errors: unknown[] = [];
+    const reflector = new Reflector(lw, slow, { clock, random: () => 0, watchListTimeoutMs: 10_000, onError: (err) => errors.push(err) });
+    const controller = new AbortController();
+    const running = reflector.run(controller.signal);
+    await eventually(() => lw.watchCalls.length === 1, "streaming list");
+    await settle();
+    await clock.advance(10_000);
+    release();
+    await eventually(() => reflector.hasSynced(), "synced");
+    lw.create(obj("ns/later"));
+    await eventually(() => store.getByKey("ns/later") !== undefined, "event on the same stream");
+    expect(lw.watchCalls).toHaveLength(1);
+    expect(lw.listCalls).toEqual([]);
+    expect(errors).toEqual([]);
+    controller.abort();
+    await running;
+  });
+
   test("streaming relist after a 410 starts from the last synced resourceVersion; refused again, it streams a consistent read", async () => {
     const { lw, reflector, stop } = start({ reflector: { useWatchList: true } });
     await eventually(() => reflector.hasSynced(), "synced");

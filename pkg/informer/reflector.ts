@@ -3,10 +3,11 @@
 // when the watch can't go on from where it is (410, or a failure that retrying the same watch
 // won't cure). A full list is a streaming list (a watch that starts with the current objects)
 // unless the server refuses one, then a LIST. client-go's tools/cache/reflector.go, including
-// which resourceVersion and page size each list uses.
+// which resourceVersion and page size each list uses. This file does the requests; what follows
+// what is decided in reflector-state.ts.
 import { type Clock, type Timer, realClock } from "../clock/clock.ts";
 import { ExponentialBackoff } from "../flowcontrol/backoff.ts";
-import { ApiError, isResourceExpired, isTooManyRequests } from "../kube/errors.ts";
+import { ApiError, isTooManyRequests } from "../kube/errors.ts";
 import type { ListOptions, ListerWatcher, WatchOptions } from "../kube/list-watch.ts";
 import type { KubeObject, WatchEvent } from "../kube/objects.ts";
 import { type Logger, silentLogger } from "../log/logger.ts";
@@ -14,13 +15,8 @@ import { childAbortController, untilAborted } from "./abortable.ts";
 import { GarbageHint } from "./garbage-hint.ts";
 import { metaNamespaceKeyFunc } from "./keys.ts";
 import { listAllPages } from "./list-pager.ts";
-import {
-  VeryShortWatchError,
-  WatchIdleError,
-  WatchListUnsupportedError,
-  isTooLargeResourceVersion,
-  isWatchErrorRetriable,
-} from "./reflector-errors.ts";
+import { VeryShortWatchError, WatchIdleError, WatchListUnsupportedError } from "./reflector-errors.ts";
+import { type Happening, type Listing, type ReflectorState, type StreamingList, type Watching, initialState, nextState } from "./reflector-state.ts";
 import type { ReflectorStore } from "./store.ts";
 
 /** The annotation on the bookmark that ends a streaming list's initial events. */
@@ -103,22 +99,14 @@ export class Reflector<T extends KubeObject = KubeObject> {
   private readonly cachedVersionOf: (obj: T) => T | undefined;
   private readonly garbage = new GarbageHint();
   private readonly stats: ReflectorCounters = noReflectorCounters();
-  private readonly watchList: boolean;
-  /** The streaming list of this attempt was refused: the pending list is a LIST. */
-  private listInstead = false;
+  private readonly streamLists: boolean;
+  private state: ReflectorState;
   private lastFailure: unknown;
+  /** Where the collection was last seen, whatever the phase: lists and watches go on from it. */
   private resourceVersion = "";
   private synced = false;
-  private listNeeded = true;
-  /**
-   * The last list at `resourceVersion` was answered with 410 or "Too large resource version":
-   * the next one is a consistent read (""). Cleared by the next successful list.
-   */
-  private resourceVersionUnavailable = false;
-  /** The first list, at "0", came back in pages: no watch cache serves this resource, so lists keep paging. */
+  /** The first list, at "0", came back in pages: no watch cache serves this resource, so lists keep paging. A fact about the server, not a phase. */
   private paginatedResult = false;
-  /** 410s since the last watch event: a relist that is answered with 410 again backs off. */
-  private expiredInARow = 0;
 
   constructor(
     private readonly listerWatcher: ListerWatcher<T>,
@@ -134,7 +122,8 @@ export class Reflector<T extends KubeObject = KubeObject> {
     this.watchListTimeoutMs = options.watchListTimeoutMs ?? 60_000;
     this.backoff = options.backoff ?? new ExponentialBackoff({ clock: this.clock, random: this.random });
     this.onError = options.onError;
-    this.watchList = options.useWatchList ?? true;
+    this.streamLists = options.useWatchList ?? true;
+    this.state = initialState(this.streamLists);
     this.transform = options.transform ?? ((obj) => obj);
     this.cachedVersionOf = options.cachedVersionOf ?? (() => undefined);
   }
@@ -162,31 +151,42 @@ export class Reflector<T extends KubeObject = KubeObject> {
   async run(signal: AbortSignal): Promise<void> {
     this.logger.debug("starting reflector");
     while (!signal.aborted) {
-      let stage: FailureStage = "list";
-      try {
-        // A refused streaming list is replaced by one LIST, not given up on: client-go streams again at the next list.
-        const refused = this.listInstead;
-        this.listInstead = false;
-        if (this.listNeeded && (!this.watchList || refused)) await this.list(signal, refused);
-        stage = "open";
-        // With a streaming list pending, this watch is the list.
-        await this.watch(signal, this.listNeeded, () => (stage = "stream"));
-      } catch (err) {
-        if (signal.aborted) break;
-        await this.recover(err, stage, signal);
-      }
+      const state = this.state;
+      let happened: Happening;
+      if (state.phase === "backing-off") {
+        await this.wait(signal);
+        happened = { type: "waited" };
+      } else if (state.phase === "listing") happened = await this.list(state, signal);
+      else happened = await this.watch(state, signal);
+      if (signal.aborted) break;
+      this.follow(happened);
     }
     this.logger.debug("stopped reflector");
   }
 
-  /**
-   * The first list asks for "0" (anything the watch cache has), later ones for the last synced
-   * resourceVersion (the cache again, never older than what was seen), and after a list at
-   * that version was refused, for "" (a consistent read from etcd).
-   */
-  private relistResourceVersion(): string {
-    if (this.resourceVersionUnavailable) return "";
-    return this.resourceVersion === "" ? "0" : this.resourceVersion;
+  /** Moves to the state that follows what happened; logs and counts by the rule that applied. */
+  private follow(happened: Happening): void {
+    const before = this.state;
+    const step = nextState(before, happened, this.streamLists);
+    this.state = step.next;
+    const err = happened.type === "failed" ? happened.error : undefined;
+    const resourceVersion = this.resourceVersion;
+    switch (step.reason) {
+      case "failure":
+        return this.report(step.error, before);
+      case "expired":
+        this.stats.relists++;
+        return this.logger.info({ resourceVersion }, "resourceVersion expired; relisting");
+      case "stream-refused":
+        return this.logger.info({ err }, "streaming list unavailable; listing with LIST this time");
+      case "version-unavailable":
+        return this.logger.info({ resourceVersion, err }, "list at resourceVersion refused; listing with a consistent read");
+      case "closed":
+        return this.logger.debug({ resourceVersion }, "watch ended; re-watching");
+      case "listed":
+      case "waited":
+        return;
+    }
   }
 
   /**
@@ -199,31 +199,32 @@ export class Reflector<T extends KubeObject = KubeObject> {
     return 0;
   }
 
-  /** `insteadOfStream`: this LIST does the full list a refused stream began (and counted). */
-  private async list(signal: AbortSignal, insteadOfStream: boolean): Promise<void> {
-    const resourceVersion = this.relistResourceVersion();
-    const pageSize = this.listPageSize(resourceVersion);
-    if (!insteadOfStream) this.stats.lists++;
-    let result;
+  /**
+   * One LIST, page by page. The last synced resourceVersion is "0" (anything the watch cache
+   * has) before the first list, later the cache again, never older than what was seen.
+   */
+  private async list(state: Listing, signal: AbortSignal): Promise<Happening> {
+    const lastSynced = this.resourceVersion === "" ? "0" : this.resourceVersion;
+    const resourceVersion = state.from === "consistent" ? "" : lastSynced;
+    const pageSize = this.listPageSize(state.replaces === "refused-version" ? lastSynced : resourceVersion);
+    if (state.replaces === undefined) this.stats.lists++;
     try {
-      result = await listAllPages(this.listerWatcher, listOptions(resourceVersion, pageSize), signal, this.listed);
-    } catch (err) {
-      if (!isResourceExpired(err) && !isTooLargeResourceVersion(err)) throw err;
-      // That version is gone, or the server has not reached it: only a consistent read gets further.
-      this.logger.info({ resourceVersion, err }, "list at resourceVersion refused; listing with a consistent read");
-      this.resourceVersionUnavailable = true;
-      result = await listAllPages(this.listerWatcher, listOptions(this.relistResourceVersion(), pageSize), signal, this.listed);
+      const result = await listAllPages(this.listerWatcher, listOptions(resourceVersion, pageSize), signal, this.listed);
+      if (resourceVersion === "0" && result.pages > 1) this.paginatedResult = true;
+      this.logger.debug({ items: result.items.length, pages: result.pages, resourceVersion: result.resourceVersion }, "listed");
+      await this.replaceStore(result.items, result.resourceVersion);
+      return { type: "listed" };
+    } catch (error) {
+      return { type: "failed", error, opened: false, delivered: false };
     }
-    if (resourceVersion === "0" && result.pages > 1) this.paginatedResult = true;
-    this.logger.debug({ items: result.items.length, pages: result.pages, resourceVersion: result.resourceVersion }, "listed");
-    await this.replaceStore(result.items, result.resourceVersion);
   }
 
   /**
-   * One WATCH, consumed until the server ends it. `streaming`: open it as a streaming list and
-   * replace the store once the initial events are in, then go on consuming it as a watch.
+   * One WATCH, consumed until the server ends it. A streaming list replaces the store once its
+   * initial events are in, and the same connection goes on as the watch.
    */
-  private async watch(signal: AbortSignal, streaming: boolean, opened: () => void): Promise<void> {
+  private async watch(state: StreamingList | Watching, signal: AbortSignal): Promise<Happening> {
+    const streaming = state.phase === "streaming-list";
     const connection = childAbortController(signal);
     let abandoned: Error | undefined;
     const abandon = (reason: Error) => {
@@ -248,12 +249,15 @@ export class Reflector<T extends KubeObject = KubeObject> {
       : undefined;
     const startedAt = lastEventAt;
     let events = 0;
+    let opened = false;
+    // Events applied as a watch's, a streaming list's initial ones aside.
+    let delivered = false;
     let listing = streaming;
     try {
       this.stats.watches++;
       if (streaming) this.stats.lists++;
-      const stream = await this.listerWatcher.watch(this.watchOptions(streaming), connection.signal);
-      opened();
+      const stream = await this.listerWatcher.watch(this.watchOptions(state), connection.signal);
+      opened = true;
       const iterator = untilAborted(stream, connection.signal)[Symbol.asyncIterator]();
       const next = async () => {
         const result = await iterator.next();
@@ -262,29 +266,30 @@ export class Reflector<T extends KubeObject = KubeObject> {
         lastEventAt = this.clock.monotonic();
         return result.value;
       };
-      if (listing && (await this.streamInitialEvents(next))) {
+      // The timer is for the initial events only: once they are all in, storing them may take long.
+      if (listing && (await this.streamInitialEvents(next, () => listTimer?.cancel()))) {
         listing = false;
-        listTimer?.cancel();
+        this.follow({ type: "listed" });
       }
-      if (listing && !abandoned && !signal.aborted) {
-        throw new WatchListUnsupportedError(`${this.name}: streaming list ended before its initial-events-end bookmark`);
+      if (!listing) {
+        for (let event = await next(); event !== undefined; event = await next()) {
+          this.apply(event);
+          delivered = true;
+        }
       }
-      if (!listing) for (let event = await next(); event !== undefined; event = await next()) this.apply(event);
-    } catch (err) {
-      if (abandoned) throw abandoned;
-      if (listing && refusesStreamingList(err)) throw new WatchListUnsupportedError(`${this.name}: streaming list refused`, { cause: err });
-      throw err;
+    } catch (error) {
+      return { type: "failed", error: abandoned ?? error, opened, delivered };
     } finally {
       idleTimer?.cancel();
       listTimer?.cancel();
       connection.abort();
     }
-    if (abandoned) throw abandoned;
-    if (signal.aborted) return;
-    if (events === 0 && this.clock.monotonic() - startedAt < veryShortWatchMs) {
-      throw new VeryShortWatchError(`${this.name}: watch closed within ${veryShortWatchMs} ms without any event`);
+    if (abandoned) return { type: "failed", error: abandoned, opened, delivered };
+    if (!listing && events === 0 && this.clock.monotonic() - startedAt < veryShortWatchMs) {
+      const error = new VeryShortWatchError(`${this.name}: watch closed within ${veryShortWatchMs} ms without any event`);
+      return { type: "failed", error, opened, delivered };
     }
-    this.logger.debug({ events, resourceVersion: this.resourceVersion }, "watch ended; re-watching");
+    return { type: "closed", delivered };
   }
 
   /**
@@ -292,22 +297,23 @@ export class Reflector<T extends KubeObject = KubeObject> {
    * with them; false if the stream ended first. A function of its own so that nothing of the
    * list outlives it: the watch that goes on afterwards keeps its frame for minutes.
    */
-  private async streamInitialEvents(next: () => Promise<WatchEvent<T> | undefined>): Promise<boolean> {
+  private async streamInitialEvents(next: () => Promise<WatchEvent<T> | undefined>, ended: () => void): Promise<boolean> {
     const initial = new Map<string, T>();
     for (let event = await next(); event !== undefined; event = await next()) {
       const listResourceVersion = this.collectInitial(event, initial);
       if (listResourceVersion === undefined) continue;
+      ended();
       await this.replaceStore([...initial.values()], listResourceVersion);
       return true;
     }
     return false;
   }
 
-  private watchOptions(streaming: boolean): WatchOptions {
+  private watchOptions(state: StreamingList | Watching): WatchOptions {
     const timeoutSeconds = Math.floor(minWatchTimeoutSeconds * (1 + this.random()));
-    if (!streaming) return { resourceVersion: this.resourceVersion, allowWatchBookmarks: true, timeoutSeconds };
+    if (state.phase === "watching") return { resourceVersion: this.resourceVersion, allowWatchBookmarks: true, timeoutSeconds };
     // A streaming list starts from what was seen ("not older than"), or from a consistent read.
-    const resourceVersion = this.resourceVersionUnavailable ? "" : this.resourceVersion;
+    const resourceVersion = state.from === "consistent" ? "" : this.resourceVersion;
     return {
       sendInitialEvents: true,
       resourceVersionMatch: "NotOlderThan",
@@ -320,7 +326,6 @@ export class Reflector<T extends KubeObject = KubeObject> {
   /** Applies a steady-state watch event to the store. */
   private apply(event: WatchEvent<T>): void {
     if (event.type === "ERROR") throw ApiError.fromStatus(event.object, "WATCH", this.name);
-    this.expiredInARow = 0;
     const obj = event.object;
     if (event.type === "BOOKMARK") {
       const resourceVersion = obj.metadata?.resourceVersion;
@@ -361,86 +366,27 @@ export class Reflector<T extends KubeObject = KubeObject> {
     await this.store.replace(items, resourceVersion);
     this.lastFailure = undefined;
     this.resourceVersion = resourceVersion;
-    this.resourceVersionUnavailable = false;
     this.synced = true;
-    this.listNeeded = false;
   }
 
   private advance(resourceVersion: string | undefined): void {
     if (resourceVersion) this.resourceVersion = resourceVersion;
   }
 
-  /**
-   * Decides what follows a failure, as client-go's ListAndWatch and watch loop do, and waits
-   * if it should. Whatever the watch can't cure by reopening at the same resourceVersion ends in
-   * a relist, so no failure repeats there forever.
-   */
-  private async recover(err: unknown, stage: FailureStage, signal: AbortSignal): Promise<void> {
-    if (err instanceof WatchListUnsupportedError) {
-      this.logger.info({ err }, "streaming list unavailable; listing with LIST this time");
-      this.listInstead = true;
-      return;
-    }
-    const streamingList = stage !== "list" && this.listNeeded;
-    const steadyWatch = stage !== "list" && !this.listNeeded;
-    if (streamingList && !this.resourceVersionUnavailable && (isResourceExpired(err) || isTooLargeResourceVersion(err))) {
-      // As list() does: that version is gone or not there yet, so stream a consistent read at once.
-      this.logger.info({ resourceVersion: this.resourceVersion }, "streaming list at resourceVersion refused; streaming a consistent read");
-      this.resourceVersionUnavailable = true;
-      return;
-    }
-    if (steadyWatch && isResourceExpired(err)) {
-      this.logger.info({ resourceVersion: this.resourceVersion }, "resourceVersion expired; relisting");
-      this.stats.relists++;
-      this.listNeeded = true;
-      if (this.expiredInARow++ === 0) return;
-      return this.wait(signal);
-    }
-    this.report(err);
-    // A stalled connection is not the server's fault: reopen at once.
-    if (err instanceof WatchIdleError) return;
-    if (steadyWatch && !this.canRewatch(err, stage)) this.listNeeded = true;
-    return this.wait(signal);
-  }
-
-  /**
-   * Whether a steady watch that failed should be reopened at the same resourceVersion rather
-   * than relisted: the server was unreachable or busy (connection refused, 429), or an open
-   * stream broke (our deliberate difference: client-go counts a dropped connection as a
-   * normal end, which relists when it comes within a second of the watch's start).
-   */
-  private canRewatch(err: unknown, stage: "open" | "stream"): boolean {
-    if (stage === "open") return isWatchErrorRetriable(err);
-    if (err instanceof ApiError) return isTooManyRequests(err);
-    return !(err instanceof VeryShortWatchError);
-  }
-
   private wait(signal: AbortSignal): Promise<void> {
     return this.backoff.wait(signal).catch(() => undefined);
   }
 
-  private report(err: unknown): void {
+  private report(err: unknown, during: ReflectorState): void {
     this.stats.errors++;
     this.lastFailure = err;
     if (err instanceof WatchIdleError) this.stats.idleWatchAborts++;
     const level = isTooManyRequests(err) ? "info" : "warn";
-    this.logger[level]({ err, resourceVersion: this.resourceVersion, listing: this.listNeeded }, "list/watch failed; retrying");
+    this.logger[level]({ err, resourceVersion: this.resourceVersion, phase: during.phase }, "list/watch failed; retrying");
     this.onError?.(err);
   }
 }
 
-/** Where in one round of list-and-watch a failure happened. */
-type FailureStage = "list" | "open" | "stream";
-
 function listOptions(resourceVersion: string, pageSize: number): ListOptions {
   return { ...(resourceVersion ? { resourceVersion } : {}), ...(pageSize > 0 ? { limit: pageSize } : {}) };
-}
-
-/**
- * Answers after which client-go does this list by LIST: any API error (the WatchList gate off,
- * forbidden, a server error) but those a streaming list recovers from by itself — 410 and Too
- * large resource version (stream a consistent read), 429 (back off, stream again).
- */
-function refusesStreamingList(err: unknown): boolean {
-  return err instanceof ApiError && !isResourceExpired(err) && !isTooLargeResourceVersion(err) && !isTooManyRequests(err);
 }
