@@ -43,7 +43,8 @@ export type { KubeObject, ObjectMeta, OwnerReference, Wire } from "./pkg/kube/ob
 export { controllerRefOf, isControlledBy } from "./pkg/kube/owner-references.ts";
 
 // What most reconciles write with: a finalizer, server-side apply, owner references.
-export { finalizer, type FinalizerHandlers, hasFinalizer } from "./pkg/controller/finalizer.ts";
+export { finalizer, type FinalizerHandlers } from "./pkg/controller/finalizer.ts";
+export { hasFinalizer } from "./pkg/kube/finalizers.ts";
 export { apply, type ApplyConfiguration, type ApplyOptions, applyStatus, type DeepPartial } from "./pkg/kube/server-side-apply.ts";
 export {
   AlreadyOwnedError,

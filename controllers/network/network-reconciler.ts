@@ -10,12 +10,13 @@ import type { ReconcileResult, Reconciler } from "../../pkg/controller/reconcile
 import { firstLineOfError } from "../../pkg/errors/expected-error.ts";
 import type { EventRecorder } from "../../pkg/events/recorder.ts";
 import { splitMetaNamespaceKey } from "../../pkg/informer/keys.ts";
+import { hasFinalizer } from "../../pkg/kube/finalizers.ts";
 import type { Logger } from "../../pkg/log/logger.ts";
-import type { Network } from "./network-resource.ts";
+import { networkFinalizer, type Network } from "./network-resource.ts";
 import { validateNetworkSpec, type ValidNetworkSpec } from "./network-spec-validation.ts";
 import { isReadyAtCurrentGeneration, nextStatus, readyChanges, statusEquals, type ProviderIDs, type ReadyState } from "./network-status.ts";
 import { syncProviderNetwork } from "./network-sync.ts";
-import { hasNetworkFinalizer, type NetworkWriter } from "./network-writer.ts";
+import type { NetworkWriter } from "./network-writer.ts";
 import type { ProviderOutageBackoff } from "./provider-outage-backoff.ts";
 import { ProviderUnavailableError, type NetworkProvider } from "./providers/provider.ts";
 
@@ -51,7 +52,8 @@ export class NetworkReconciler implements Reconciler<string> {
       await this.report(network, { status: "False", reason: "InvalidSpec", message: validation.message }, "Validate");
       return;
     }
-    const held = hasNetworkFinalizer(network) ? network : await this.options.writer.addFinalizer(network);
+    const held = hasFinalizer(network, networkFinalizer) ? network : await this.options.writer.addFinalizer(network);
+    if (!held) return;
     return this.provision(key, held, validation.spec, signal);
   }
 
@@ -82,7 +84,7 @@ export class NetworkReconciler implements Reconciler<string> {
   }
 
   private async finalize(key: string, network: Network, signal: AbortSignal): Promise<ReconcileResult> {
-    if (!hasNetworkFinalizer(network)) return;
+    if (!hasFinalizer(network, networkFinalizer)) return;
     const { provider } = this.options;
     const outcome = await this.callProvider(key, network, signal, async (uid) => {
       const actual = await provider.findNetwork(uid, signal);
