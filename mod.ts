@@ -25,7 +25,7 @@ export type { ReconcileFunc, ReconcileRequest, ReconcilerLike, SetupContext } fr
 export type { MapContext, MapFunc } from "./pkg/builder/map-func.ts";
 
 // The controller core under the builder, for controllers the builder cannot express.
-export { type CacheOptions, Controller, type ControllerOptions, type WatchOptions } from "./pkg/controller/controller.ts";
+export { type CacheOptions, Controller, type ControllerOptions, type EventSourceOptions } from "./pkg/controller/controller.ts";
 export { controllerOwnerKey, enqueueMapped, type KeyQueue, ownKey } from "./pkg/controller/handlers.ts";
 export type { Reconciler } from "./pkg/controller/reconciler.ts";
 export type { AddOptions, Priority } from "./pkg/workqueue/priority.ts";

@@ -3,7 +3,7 @@
 import { TimeSlicer } from "../eventloop/time-slicer.ts";
 import type { KubeObject } from "../kube/objects.ts";
 import { DeletedFinalStateUnknown } from "./deltas.ts";
-import { type SettableGauge, resourceVersionForMetrics } from "./informer-metrics.ts";
+import { type SettableGauge, resourceVersionForMetrics } from "./metrics.ts";
 import { metaNamespaceKeyFunc } from "./keys.ts";
 import type { Store } from "./store.ts";
 
