@@ -7,7 +7,7 @@ import { type Clock, realClock } from "../clock/clock.ts";
 import type { HealthCheck } from "../health/health-check.ts";
 import type { ResourceEventHandler } from "../informer/event-handler.ts";
 import type { InformerScope, ReadOptions, ResourceInformer, SharedInformerFactory } from "../informer/factory.ts";
-import type { Indexers } from "../informer/indexer.ts";
+import type { Indexers } from "../informer/store.ts";
 import { type CacheSyncSource, waitForNamedCacheSync } from "../informer/wait-for-cache-sync.ts";
 import type { GroupVersionResource } from "../kube/gvr.ts";
 import type { KubeObject } from "../kube/objects.ts";

@@ -11,13 +11,13 @@ import { type Logger, silentLogger } from "../log/logger.ts";
 import { DeletedFinalStateUnknown, type Delta } from "./deltas.ts";
 import { type ResourceEventHandler, isResync } from "./event-handler.ts";
 import { namespaceIndex, namespaceIndexName } from "./index-funcs.ts";
-import { Indexer, type Indexers } from "./indexer.ts";
+import { Indexer } from "./indexer.ts";
 import type { InformerMetrics } from "./metrics.ts";
 import { deletionHandlingKeyFunc, metaNamespaceKeyFunc } from "./keys.ts";
 import { type Notification, ProcessorListener } from "./processor-listener.ts";
 import { RealFifo } from "./real-fifo.ts";
 import { noReflectorCounters, Reflector, type ReflectorCounters, type ReflectorOptions } from "./reflector.ts";
-import type { Store } from "./store.ts";
+import type { IndexedStore, Indexers, Store } from "./store.ts";
 import { dropManagedFields } from "./transform.ts";
 
 /** A (re)list with at most this many objects added, changed or gone is applied to the cache in place. */
@@ -220,8 +220,8 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     return this.state !== "new";
   }
 
-  /** The cache with its indices. Objects in it are shared: never mutate them. */
-  getIndexer(): Indexer<T> {
+  /** The cache with its indices, read-only: the informer alone writes it. Objects in it are shared: never mutate them. */
+  getIndexer(): IndexedStore<T> {
     return this.indexer;
   }
 
