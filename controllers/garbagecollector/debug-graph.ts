@@ -3,7 +3,7 @@
 // limits it to the objects connected to those UIDs. Edges point from dependent to owner.
 import { groupOf } from "../../pkg/kube/gvr.ts";
 import type { OwnerReference } from "../../pkg/kube/objects.ts";
-import type { DebugRoute } from "../../pkg/server/http-app.ts";
+import type { DebugRoute } from "../../pkg/debug/debug-route.ts";
 import type { DependencyGraph, GraphNode, ObjectIdentity } from "./graph.ts";
 
 interface Vertex {

@@ -24,8 +24,8 @@ import { PrometheusInformerMetricsProvider } from "../metrics/informer-metrics.t
 import { PrometheusWorkqueueMetricsProvider } from "../metrics/workqueue-metrics.ts";
 import { prometheusReconcileMetrics } from "../metrics/reconcile-metrics.ts";
 import type { Options } from "../options/options.ts";
-import { HealthCheckSet } from "../server/health.ts";
-import { createHttpApp, type HttpEndpoints } from "../server/http-app.ts";
+import { HealthCheckSet } from "../endpoints/health.ts";
+import { createHttpApp, type HttpEndpoints } from "../endpoints/http-app.ts";
 import { startSecureServing } from "../server/secure-serving.ts";
 import { serve, type RunningServer } from "../server/serve.ts";
 import { RecentEvents } from "../status/recent-events.ts";
