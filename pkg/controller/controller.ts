@@ -18,7 +18,7 @@ import { RateLimitingQueue } from "../workqueue/rate-limiting-queue.ts";
 import { filtered } from "./handlers.ts";
 import type { Predicate } from "./predicates.ts";
 import type { ReconcileObserver } from "./reconcile-observer.ts";
-import { ReconcileRunner } from "./reconcile-runner.ts";
+import { ReconcileRunner } from "./internal/reconcile-runner.ts";
 import type { Reconciler } from "./reconciler.ts";
 
 /** What a Controller is made with; `ControllerContext` has most of it. */

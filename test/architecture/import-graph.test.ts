@@ -1,7 +1,7 @@
 // The layering the tree promises, checked on every run: production code has no import cycles,
 // the folders of pkg/ (the reusable machinery) import one another only down the layers below
-// and so in no cycle either, pkg/ never reaches into controllers/, and nothing shipped imports
-// from test/.
+// and so in no cycle either, a folder's internal/ is imported only from within that folder, pkg/
+// never reaches into controllers/, and nothing shipped imports from test/.
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -97,6 +97,18 @@ function layeringViolations(imports: readonly FolderImport[], layers: readonly (
   ];
 }
 
+/** Imports of an `internal/` folder from outside the folder that holds it, as "file → target". */
+function internalImportsFromOutside(graph: Map<string, string[]>): string[] {
+  return [...graph].flatMap(([file, targets]) =>
+    targets
+      .filter((target) => {
+        const at = target.lastIndexOf("/internal/");
+        return at >= 0 && !file.startsWith(`${target.slice(0, at)}/`);
+      })
+      .map((target) => `${file} → ${target}`),
+  );
+}
+
 /** One cycle per strongly connected group, as a path of files; empty when there are none. */
 function cycles(graph: Map<string, string[]>): string[][] {
   const found: string[][] = [];
@@ -179,6 +191,20 @@ describe("import graph of the shipped code", () => {
 
   test("every import between the folders of pkg/ goes down the layers", () => {
     expect(layeringViolations(folderImports(graph), pkgLayers)).toEqual([]);
+  });
+
+  test("the internal-import check names an import of internal/ from outside its folder", () => {
+    const files = new Map([
+      ["pkg/a/one.ts", ["pkg/a/internal/two.ts"]],
+      ["pkg/a/internal/two.ts", ["pkg/a/three.ts"]],
+      ["pkg/b/four.ts", ["pkg/a/internal/two.ts"]],
+      ["mod.ts", ["pkg/a/internal/two.ts"]],
+    ]);
+    expect(internalImportsFromOutside(files)).toEqual(["pkg/b/four.ts → pkg/a/internal/two.ts", "mod.ts → pkg/a/internal/two.ts"]);
+  });
+
+  test("an internal/ folder is imported only from the folder that holds it, so the package entries never export it", () => {
+    expect(internalImportsFromOutside(graph)).toEqual([]);
   });
 
   test("pkg/ never imports controllers/, and shipped code never imports test/", () => {
