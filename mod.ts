@@ -25,7 +25,7 @@ export type { ReconcileFunc, ReconcileRequest, ReconcilerLike, SetupContext } fr
 export type { MapContext, MapFunc } from "./pkg/builder/map-func.ts";
 
 // The controller core under the builder, for controllers the builder cannot express.
-export { type CacheOptions, Controller, type ControllerOptions, type WatchOptions } from "./pkg/controller/controller.ts";
+export { type CacheOptions, Controller, type ControllerOptions, type EventSourceOptions } from "./pkg/controller/controller.ts";
 export { controllerOwnerKey, enqueueMapped, type KeyQueue, ownKey } from "./pkg/controller/handlers.ts";
 export type { Reconciler } from "./pkg/controller/reconciler.ts";
 export type { AddOptions, Priority } from "./pkg/workqueue/priority.ts";
@@ -43,7 +43,8 @@ export type { KubeObject, ObjectMeta, OwnerReference, Wire } from "./pkg/kube/ob
 export { controllerRefOf, isControlledBy } from "./pkg/kube/owner-references.ts";
 
 // What most reconciles write with: a finalizer, server-side apply, owner references.
-export { finalizer, type FinalizerHandlers, hasFinalizer } from "./pkg/controller/finalizer.ts";
+export { finalizer, type FinalizerHandlers } from "./pkg/controller/finalizer.ts";
+export { hasFinalizer } from "./pkg/kube/finalizers.ts";
 export { apply, type ApplyConfiguration, type ApplyOptions, applyStatus, type DeepPartial } from "./pkg/kube/server-side-apply.ts";
 export {
   AlreadyOwnedError,
@@ -60,6 +61,7 @@ export type { InformerScope, ResourceInformer, SharedInformerFactory } from "./p
 export type { ResourceEventHandler } from "./pkg/informer/event-handler.ts";
 export { metaNamespaceKeyFunc, splitMetaNamespaceKey } from "./pkg/informer/keys.ts";
 export type { Lister, NamespaceLister } from "./pkg/informer/lister.ts";
+export { type LabelSelector, parseSelector, type Selector, selectorFromLabelSelector } from "./pkg/labels/selector.ts";
 
 // Events.
 export type { EventRecorder } from "./pkg/events/recorder.ts";

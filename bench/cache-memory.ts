@@ -27,7 +27,7 @@ import {
   SharedInformerFactory,
   type SharedInformerFactoryOptions,
 } from "../pkg/informer/factory.ts";
-import type { InformerIdentity, InformerMetricsProvider } from "../pkg/informer/informer-metrics.ts";
+import type { InformerIdentity, InformerMetricsProvider } from "../pkg/informer/metrics.ts";
 import { loadClientConfig } from "../pkg/kube/client-config.ts";
 import { createKubeClient, defaultClientOptions, type KubeClient } from "../pkg/kube/client.ts";
 import { ApiError } from "../pkg/kube/errors.ts";

@@ -17,13 +17,14 @@
 // as upstream leaves it.
 import { type Reconciler, type ReconcileResult, TerminalError } from "../../pkg/controller/reconciler.ts";
 import { isConflict, isNotFound } from "../../pkg/kube/errors.ts";
+import { hasFinalizer } from "../../pkg/kube/finalizers.ts";
 import type { ObjectMeta, OwnerReference } from "../../pkg/kube/objects.ts";
 import { type Logger, silentLogger } from "../../pkg/log/logger.ts";
 import type { AbsentOwnerCache } from "./absent-owner-cache.ts";
 import { describeIdentity, type DependencyGraph, type GraphNode, identityOf, type ObjectIdentity, sameIdentity } from "./graph.ts";
 import { noopGarbageCollectorMetrics, type GarbageCollectorMetrics } from "./metrics.ts";
 import type { ObjectApi, PropagationPolicy } from "./object-api.ts";
-import { foregroundDeletionFinalizer, hasFinalizer, isBeingDeleted, orphanFinalizer, sameReferences } from "./owner-references.ts";
+import { foregroundDeletionFinalizer, isBeingDeleted, orphanFinalizer, sameReferences } from "./owner-references.ts";
 
 export type OwnerVerdict = "solid" | "dangling" | "waiting";
 
@@ -54,9 +55,9 @@ export function decide(meta: ObjectMeta, dependents: ReadonlySet<GraphNode>, ref
     const unblockFirst = [...dependents].some((dependent) => dependent.deletingDependents);
     return { action: "delete", policy: "Foreground", unblockFirst };
   }
-  const policy: PropagationPolicy = hasFinalizer(meta, orphanFinalizer)
+  const policy: PropagationPolicy = hasFinalizer({ metadata: meta }, orphanFinalizer)
     ? "Orphan"
-    : hasFinalizer(meta, foregroundDeletionFinalizer)
+    : hasFinalizer({ metadata: meta }, foregroundDeletionFinalizer)
       ? "Foreground"
       : "Background";
   return { action: "delete", policy, unblockFirst: false };
@@ -166,7 +167,7 @@ export class AttemptToDelete implements Reconciler<GraphNode> {
       absentOwners.add(owner);
       return { ref, verdict: "dangling", reason: meta ? `another object (${meta.uid ?? "no uid"}) has its name` : "not found" };
     }
-    return isBeingDeleted(meta) && hasFinalizer(meta, foregroundDeletionFinalizer)
+    return isBeingDeleted(meta) && hasFinalizer({ metadata: meta }, foregroundDeletionFinalizer)
       ? { ref, verdict: "waiting", reason: "being deleted in the foreground" }
       : { ref, verdict: "solid", reason: "exists" };
   }

@@ -1,10 +1,10 @@
 // /debug/controllers/garbagecollector/graph: the dependency graph in Graphviz DOT, with the node
 // attributes kube-controller-manager's page has (render with `dot -Tsvg`). `?uid=` (repeatable)
 // limits it to the objects connected to those UIDs. Edges point from dependent to owner.
+import { groupOf } from "../../pkg/kube/gvr.ts";
 import type { OwnerReference } from "../../pkg/kube/objects.ts";
-import type { DebugRoute } from "../../pkg/server/http-app.ts";
+import type { DebugRoute } from "../../pkg/debug/debug-route.ts";
 import type { DependencyGraph, GraphNode, ObjectIdentity } from "./graph.ts";
-import { groupOf } from "./rest-mapper.ts";
 
 interface Vertex {
   id: number;

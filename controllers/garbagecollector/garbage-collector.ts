@@ -21,7 +21,7 @@ import type { Logger } from "../../pkg/log/logger.ts";
 import type { ControllerContext } from "../../pkg/manager/controller-descriptor.ts";
 import type { Runnable } from "../../pkg/manager/runnable.ts";
 import type { HealthCheck } from "../../pkg/health/health-check.ts";
-import type { DebugRoute } from "../../pkg/server/http-app.ts";
+import type { DebugRoute } from "../../pkg/debug/debug-route.ts";
 import type { ControllerReport } from "../../pkg/status/status-snapshot.ts";
 import { AbsentOwnerCache } from "./absent-owner-cache.ts";
 import { AttemptToDelete } from "./attempt-to-delete.ts";

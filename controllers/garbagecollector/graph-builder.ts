@@ -5,6 +5,7 @@
 // a graph-changes queue).
 import { finalStateOf } from "../../pkg/informer/deltas.ts";
 import { isResync, type ResourceEventHandler } from "../../pkg/informer/event-handler.ts";
+import { hasFinalizer } from "../../pkg/kube/finalizers.ts";
 import type { KubeObject, ObjectMeta, OwnerReference } from "../../pkg/kube/objects.ts";
 import { type Logger, silentLogger } from "../../pkg/log/logger.ts";
 import type { AbsentOwnerCache } from "./absent-owner-cache.ts";
@@ -13,7 +14,6 @@ import { noopGarbageCollectorMetrics, type GarbageCollectorMetrics } from "./met
 import {
   type ChangedReference,
   foregroundDeletionFinalizer,
-  hasFinalizer,
   isBeingDeleted,
   orphanFinalizer,
   referencesDiff,
@@ -146,7 +146,7 @@ export class GraphBuilder {
   private insertNode(identity: ObjectIdentity, meta: ObjectMeta, oldMeta: ObjectMeta | undefined): void {
     const node = new GraphNode(identity, meta.ownerReferences ?? [], false);
     node.beingDeleted = isBeingDeleted(meta);
-    node.deletingDependents = node.beingDeleted && hasFinalizer(meta, foregroundDeletionFinalizer);
+    node.deletingDependents = node.beingDeleted && hasFinalizer({ metadata: meta }, foregroundDeletionFinalizer);
     this.graph.set(node);
     this.addDependentToOwners(node, node.owners);
     // A creation and a deletion can arrive merged into one add.
@@ -241,8 +241,8 @@ export class GraphBuilder {
 }
 
 function deletionStartsWith(finalizer: string, meta: ObjectMeta, oldMeta: ObjectMeta | undefined): boolean {
-  if (!isBeingDeleted(meta) || !hasFinalizer(meta, finalizer)) return false;
-  return oldMeta === undefined || !isBeingDeleted(oldMeta) || !hasFinalizer(oldMeta, finalizer);
+  if (!isBeingDeleted(meta) || !hasFinalizer({ metadata: meta }, finalizer)) return false;
+  return oldMeta === undefined || !isBeingDeleted(oldMeta) || !hasFinalizer({ metadata: oldMeta }, finalizer);
 }
 
 /**

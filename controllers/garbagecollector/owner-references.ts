@@ -1,15 +1,12 @@
 // Reading and rewriting ownerReferences and deletion finalizers: the diff the graph builder
 // needs, and the patches the workers send.
 import type { ObjectMeta, OwnerReference } from "../../pkg/kube/objects.ts";
+import { sameOwnerReference } from "../../pkg/kube/owner-references.ts";
 
 /** Set by the API server on a foreground deletion: the object waits for its blocking dependents. */
 export const foregroundDeletionFinalizer = "foregroundDeletion";
 /** Set by the API server on an orphaning deletion: the garbage collector detaches the dependents first. */
 export const orphanFinalizer = "orphan";
-
-export function hasFinalizer(meta: ObjectMeta | undefined, finalizer: string): boolean {
-  return meta?.finalizers?.includes(finalizer) ?? false;
-}
 
 export function isBeingDeleted(meta: ObjectMeta | undefined): boolean {
   return Boolean(meta?.deletionTimestamp);
@@ -33,30 +30,15 @@ export function referencesDiff(before: readonly OwnerReference[], after: readonl
   for (const ref of after) {
     const old = beforeByUid.get(ref.uid);
     if (!old) diff.added.push(ref);
-    else if (!sameReference(old, ref)) diff.changed.push({ before: old, after: ref });
+    else if (!sameOwnerReference(old, ref)) diff.changed.push({ before: old, after: ref });
     beforeByUid.delete(ref.uid);
   }
   diff.removed.push(...beforeByUid.values());
   return diff;
 }
 
-/**
- * Field by field as stored, as upstream compares references (reflect.DeepEqual): a flag that is
- * unset differs from one set to false, so writing `blockOwnerDeletion: false` changes a reference.
- */
-function sameReference(a: OwnerReference, b: OwnerReference): boolean {
-  return (
-    a.uid === b.uid &&
-    a.name === b.name &&
-    a.kind === b.kind &&
-    a.apiVersion === b.apiVersion &&
-    a.controller === b.controller &&
-    a.blockOwnerDeletion === b.blockOwnerDeletion
-  );
-}
-
 export function sameReferences(a: readonly OwnerReference[], b: readonly OwnerReference[]): boolean {
-  return a.length === b.length && a.every((ref, i) => sameReference(ref, b[i] as OwnerReference));
+  return a.length === b.length && a.every((ref, i) => sameOwnerReference(ref, b[i] as OwnerReference));
 }
 
 /**

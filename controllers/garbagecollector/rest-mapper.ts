@@ -3,7 +3,7 @@
 // metadata works through any served version, so the one discovery chose for the kind is used
 // (the group's preferred version when it serves the kind).
 import type { ApiResource, PreferredResources } from "../../pkg/kube/discovery.ts";
-import { apiVersionOf } from "../../pkg/kube/gvr.ts";
+import { apiVersionOf, groupOf } from "../../pkg/kube/gvr.ts";
 
 /** The reference's type is not served (yet): discovery may learn it at its next refresh, so callers retry. */
 export class RestMappingError extends Error {
@@ -29,12 +29,6 @@ export class RestMapper {
   knownResourceFor(apiVersion: string, kind: string): ApiResource | undefined {
     return this.byGroupKind.get(groupKindKey(groupOf(apiVersion), kind));
   }
-}
-
-/** "apps/v1" → "apps"; "v1" (the core group) → "". */
-export function groupOf(apiVersion: string): string {
-  const slash = apiVersion.indexOf("/");
-  return slash < 0 ? "" : apiVersion.slice(0, slash);
 }
 
 function groupKindKey(group: string, kind: string): string {

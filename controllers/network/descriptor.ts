@@ -25,7 +25,7 @@ const outageBackoff = { initialMs: 1_000, maxMs: 30_000 };
 /** The controller over the provider the flags choose, or over `provider` (tests that inspect it). */
 export function networkController(provider?: NetworkProvider): ControllerDescriptor {
   return controller("network")
-    .flags(...networkControllerFlags.filter((flag) => flag !== concurrentNetworkSyncsFlag))
+    .flags(...networkControllerFlags)
     .workers(concurrentNetworkSyncsFlag)
     .rateLimiter(providerErrorRateLimiter)
     .for(networkGVR, { waitForCrd: true, predicates: [networkNeedsReconcile], resyncPeriod: networkResyncPeriodFlag })
@@ -39,15 +39,13 @@ export function networkController(provider?: NetworkProvider): ControllerDescrip
           for (const key of keys) queue.add(key);
         },
       });
-      const reconciler = new NetworkReconciler({
-        getNetwork: (namespace, name) => context.cached(`${namespace}/${name}`),
+      return new NetworkReconciler({
         writer: new KubeNetworkWriter(context.client, "kube-loom-network-controller"),
         provider: chosen,
         outage,
         events: context.events,
         logger,
       });
-      return ({ key }, signal) => reconciler.reconcile(key, signal);
     });
 }
 

@@ -65,9 +65,9 @@ export const neutronSettingFlags = [
   neutronInterfaceFlag,
 ] as const;
 
+/** The controller's flags but its workers flag (--concurrent-network-syncs), which `workers()` adds. */
 export const networkControllerFlags: readonly FlagDefinition[] = [
   networkProviderFlag,
-  concurrentNetworkSyncsFlag,
   networkResyncPeriodFlag,
   ...neutronSettingFlags,
   neutronCredentialsSecretFlag,

@@ -85,7 +85,6 @@ beforeEach(() => {
   });
   const recorder: EventRecorder = { eventf: (_regarding, _related, type, reason, _action, note) => void events.push({ type, reason, note }) };
   reconciler = new NetworkReconciler({
-    getNetwork: (_namespace, name) => cluster.objects.get(name),
     writer: cluster,
     provider,
     outage: new ProviderOutageBackoff({ initialMs: 1_000, maxMs: 30_000, clock, onRecovered: (keys) => recovered.push(...keys) }),
@@ -96,12 +95,14 @@ beforeEach(() => {
 });
 
 const network = (name: string) => cluster.objects.get(name);
+/** What the builder hands the reconciler for a Network of namespace "ns": its key and the cached object. */
+const request = (name: string) => ({ key: `ns/${name}`, namespace: "ns", name, object: network(name) });
 const ready = (name: string) => readyCondition(network(name) ?? {});
 
 describe("NetworkReconciler", () => {
   test("creates a network and subnet, then reports Ready with the IDs; a second pass changes nothing", async () => {
     cluster.put("a", { cidr: "10.0.0.0/24", gateway: "10.0.0.1" });
-    expect(await reconciler.reconcile("ns/a", signal)).toBeUndefined();
+    expect(await reconciler.reconcile(request("a"), signal)).toBeUndefined();
     const [actual] = memory.list();
     expect(actual).toMatchObject({ name: "ns/a", ownerUID: "uid-a", subnets: [{ cidr: "10.0.0.0/24", gatewayIP: "10.0.0.1" }] });
     expect(network("a")?.metadata?.finalizers).toEqual([networkFinalizer]);
@@ -111,7 +112,7 @@ describe("NetworkReconciler", () => {
 
     const writes = cluster.writes;
     calls = [];
-    await reconciler.reconcile("ns/a", signal);
+    await reconciler.reconcile(request("a"), signal);
     expect(calls).toEqual(["findNetwork"]);
     expect(cluster.writes).toBe(writes);
     expect(events).toHaveLength(1);
@@ -119,16 +120,16 @@ describe("NetworkReconciler", () => {
 
   test("a gateway change updates the subnet; a CIDR change replaces it; a name change renames", async () => {
     cluster.put("a", { cidr: "10.0.0.0/24", gateway: "10.0.0.1" });
-    await reconciler.reconcile("ns/a", signal);
+    await reconciler.reconcile(request("a"), signal);
     const subnetID = network("a")?.status?.subnetID;
 
     cluster.put("a", { cidr: "10.0.0.0/24", gateway: "10.0.0.254" });
-    await reconciler.reconcile("ns/a", signal);
+    await reconciler.reconcile(request("a"), signal);
     expect(memory.list()[0]?.subnets).toEqual([{ id: subnetID ?? "", cidr: "10.0.0.0/24", gatewayIP: "10.0.0.254" }]);
     expect(events.at(-1)?.reason).toBe("GatewayUpdated");
 
     cluster.put("a", { cidr: "fd00:1::/64", gateway: "fd00:1::1", name: "custom" });
-    await reconciler.reconcile("ns/a", signal);
+    await reconciler.reconcile(request("a"), signal);
     const [actual] = memory.list();
     expect(actual?.name).toBe("custom");
     expect(actual?.subnets).toHaveLength(1);
@@ -141,10 +142,10 @@ describe("NetworkReconciler", () => {
 
   test("drift found on a resync is repaired and reported as a Warning", async () => {
     cluster.put("a", { cidr: "10.0.0.0/24", gateway: "10.0.0.1" });
-    await reconciler.reconcile("ns/a", signal);
+    await reconciler.reconcile(request("a"), signal);
     const before = network("a")?.status?.networkID ?? "";
     await memory.deleteNetwork(before);
-    await reconciler.reconcile("ns/a", signal);
+    await reconciler.reconcile(request("a"), signal);
     expect(network("a")?.status?.networkID).not.toBe(before);
     expect(memory.list()).toHaveLength(1);
     expect(events.at(-1)).toMatchObject({ type: "Warning", reason: "DriftRepaired" });
@@ -152,24 +153,24 @@ describe("NetworkReconciler", () => {
 
   test("an invalid spec: Ready=False InvalidSpec and a Warning naming the field, no provider call, no finalizer, no retry", async () => {
     cluster.put("bad", { cidr: "10.0.0.0/24", gateway: "10.1.0.1" });
-    expect(await reconciler.reconcile("ns/bad", signal)).toBeUndefined();
+    expect(await reconciler.reconcile(request("bad"), signal)).toBeUndefined();
     expect(calls).toEqual([]);
     expect(ready("bad")).toMatchObject({ status: "False", reason: "InvalidSpec", message: 'spec.gateway "10.1.0.1" is outside spec.cidr "10.0.0.0/24"' });
     expect(network("bad")?.metadata?.finalizers).toBeUndefined();
     expect(events).toEqual([{ type: "Warning", reason: "InvalidSpec", note: 'spec.gateway "10.1.0.1" is outside spec.cidr "10.0.0.0/24"' }]);
     // The same invalid spec again (a resync): no new Event, no write.
     const writes = cluster.writes;
-    await reconciler.reconcile("ns/bad", signal);
+    await reconciler.reconcile(request("bad"), signal);
     expect(events).toHaveLength(1);
     expect(cluster.writes).toBe(writes);
   });
 
   test("an invalid spec after a valid one keeps the provider network and the IDs", async () => {
     cluster.put("a", { cidr: "10.0.0.0/24", gateway: "10.0.0.1" });
-    await reconciler.reconcile("ns/a", signal);
+    await reconciler.reconcile(request("a"), signal);
     const networkID = network("a")?.status?.networkID;
     cluster.put("a", { cidr: "10.0.0.0/24", gateway: "10.0.0.0" });
-    await reconciler.reconcile("ns/a", signal);
+    await reconciler.reconcile(request("a"), signal);
     expect(ready("a")?.reason).toBe("InvalidSpec");
     expect(network("a")?.status?.networkID).toBe(networkID);
     expect(memory.list()).toHaveLength(1);
@@ -177,9 +178,9 @@ describe("NetworkReconciler", () => {
 
   test("deletion deletes the provider network, then removes the finalizer", async () => {
     cluster.put("a", { cidr: "10.0.0.0/24", gateway: "10.0.0.1" });
-    await reconciler.reconcile("ns/a", signal);
+    await reconciler.reconcile(request("a"), signal);
     cluster.markDeleted("a");
-    await reconciler.reconcile("ns/a", signal);
+    await reconciler.reconcile(request("a"), signal);
     expect(memory.list()).toEqual([]);
     expect(network("a")).toBeUndefined();
     expect(events.at(-1)).toMatchObject({ reason: "NetworkDeleted", note: expect.stringContaining("deleted memory network") });
@@ -187,10 +188,10 @@ describe("NetworkReconciler", () => {
 
   test("deletion when the provider network is already gone still removes the finalizer", async () => {
     cluster.put("a", { cidr: "10.0.0.0/24", gateway: "10.0.0.1" });
-    await reconciler.reconcile("ns/a", signal);
+    await reconciler.reconcile(request("a"), signal);
     await memory.deleteNetwork(network("a")?.status?.networkID ?? "");
     cluster.markDeleted("a");
-    await reconciler.reconcile("ns/a", signal);
+    await reconciler.reconcile(request("a"), signal);
     expect(network("a")).toBeUndefined();
     expect(events.at(-1)?.note).toBe("no memory network was left to delete");
   });
@@ -198,33 +199,33 @@ describe("NetworkReconciler", () => {
   test("a provider error: Ready=False ProviderError and a thrown error for the rate-limited retry", async () => {
     cluster.put("a", { cidr: "10.0.0.0/24", gateway: "10.0.0.1" });
     failWith = new Error("Neutron POST /v2.0/networks: OverQuota: Quota exceeded for resources: ['network']. (HTTP 409)");
-    await expect(reconciler.reconcile("ns/a", signal)).rejects.toThrow("OverQuota");
+    await expect(reconciler.reconcile(request("a"), signal)).rejects.toThrow("OverQuota");
     expect(ready("a")).toMatchObject({ status: "False", reason: "ProviderError", message: failWith.message });
     expect(events.at(-1)).toMatchObject({ type: "Warning", reason: "ProviderError" });
     failWith = undefined;
-    await reconciler.reconcile("ns/a", signal);
+    await reconciler.reconcile(request("a"), signal);
     expect(ready("a")?.status).toBe("True");
   });
 
   test("an unreachable provider: ProviderUnavailable, one probe at a time with growing intervals, everyone requeued on recovery", async () => {
     for (const name of ["a", "b", "c"]) cluster.put(name, { cidr: "10.0.0.0/24", gateway: "10.0.0.1" });
     failWith = new ProviderUnavailableError("Neutron GET http://neutron/v2.0/networks: Unable to connect (ConnectionRefused)");
-    expect(await reconciler.reconcile("ns/a", signal)).toEqual({ requeueAfterMs: 1_000 });
-    expect(await reconciler.reconcile("ns/b", signal)).toEqual({ requeueAfterMs: 1_000 });
-    expect(await reconciler.reconcile("ns/c", signal)).toEqual({ requeueAfterMs: 1_000 });
+    expect(await reconciler.reconcile(request("a"), signal)).toEqual({ requeueAfterMs: 1_000 });
+    expect(await reconciler.reconcile(request("b"), signal)).toEqual({ requeueAfterMs: 1_000 });
+    expect(await reconciler.reconcile(request("c"), signal)).toEqual({ requeueAfterMs: 1_000 });
     expect(calls).toHaveLength(1);
     for (const name of ["a", "b", "c"]) {
       expect(ready(name)).toMatchObject({ status: "False", reason: "ProviderUnavailable", message: `memory is unavailable: ${failWith.message}` });
     }
     await clock.advance(1_000);
-    expect(await reconciler.reconcile("ns/b", signal)).toEqual({ requeueAfterMs: 2_000 });
+    expect(await reconciler.reconcile(request("b"), signal)).toEqual({ requeueAfterMs: 2_000 });
     expect(calls).toHaveLength(2);
-    expect(await reconciler.reconcile("ns/c", signal)).toEqual({ requeueAfterMs: 2_000 });
+    expect(await reconciler.reconcile(request("c"), signal)).toEqual({ requeueAfterMs: 2_000 });
     expect(calls).toHaveLength(2);
 
     failWith = undefined;
     await clock.advance(2_000);
-    await reconciler.reconcile("ns/c", signal);
+    await reconciler.reconcile(request("c"), signal);
     expect(ready("c")?.status).toBe("True");
     expect(recovered.sort()).toEqual(["ns/a", "ns/b"]);
     // One Warning per Network when it became unavailable, not one per attempt.

@@ -6,22 +6,21 @@
 //   Ready=False ProviderUnavailable  the provider is unreachable: shared backoff, recovers by itself
 // Deleting a Network deletes its provider network first; "already gone" counts as deleted.
 import { type Clock, realClock } from "../../pkg/clock/clock.ts";
-import type { ReconcileResult, Reconciler } from "../../pkg/controller/reconciler.ts";
+import type { ReconcileRequest } from "../../pkg/builder/build-controller.ts";
+import type { ReconcileResult } from "../../pkg/controller/reconciler.ts";
 import { firstLineOfError } from "../../pkg/errors/expected-error.ts";
 import type { EventRecorder } from "../../pkg/events/recorder.ts";
-import { splitMetaNamespaceKey } from "../../pkg/informer/keys.ts";
+import { hasFinalizer } from "../../pkg/kube/finalizers.ts";
 import type { Logger } from "../../pkg/log/logger.ts";
-import type { Network } from "./network-resource.ts";
+import { networkFinalizer, type Network } from "./network-resource.ts";
 import { validateNetworkSpec, type ValidNetworkSpec } from "./network-spec-validation.ts";
 import { isReadyAtCurrentGeneration, nextStatus, readyChanges, statusEquals, type ProviderIDs, type ReadyState } from "./network-status.ts";
 import { syncProviderNetwork } from "./network-sync.ts";
-import { hasNetworkFinalizer, type NetworkWriter } from "./network-writer.ts";
+import type { NetworkWriter } from "./network-writer.ts";
 import type { ProviderOutageBackoff } from "./provider-outage-backoff.ts";
 import { ProviderUnavailableError, type NetworkProvider } from "./providers/provider.ts";
 
 export interface NetworkReconcilerOptions {
-  /** Reads the informer's cache. */
-  getNetwork(namespace: string, name: string): Network | undefined;
   writer: NetworkWriter;
   provider: NetworkProvider;
   outage: ProviderOutageBackoff;
@@ -30,16 +29,15 @@ export interface NetworkReconcilerOptions {
   clock?: Clock;
 }
 
-export class NetworkReconciler implements Reconciler<string> {
+/** The Network controller's reconciler: the builder hands it each Network as the cache has it. */
+export class NetworkReconciler {
   private readonly clock: Clock;
 
   constructor(private readonly options: NetworkReconcilerOptions) {
     this.clock = options.clock ?? realClock;
   }
 
-  async reconcile(key: string, signal: AbortSignal): Promise<ReconcileResult> {
-    const { namespace, name } = splitMetaNamespaceKey(key);
-    const network = this.options.getNetwork(namespace, name);
+  async reconcile({ key, object: network }: ReconcileRequest<Network>, signal: AbortSignal): Promise<ReconcileResult> {
     if (!network) {
       this.options.outage.forget(key);
       return;
@@ -51,7 +49,8 @@ export class NetworkReconciler implements Reconciler<string> {
       await this.report(network, { status: "False", reason: "InvalidSpec", message: validation.message }, "Validate");
       return;
     }
-    const held = hasNetworkFinalizer(network) ? network : await this.options.writer.addFinalizer(network);
+    const held = hasFinalizer(network, networkFinalizer) ? network : await this.options.writer.addFinalizer(network);
+    if (!held) return;
     return this.provision(key, held, validation.spec, signal);
   }
 
@@ -82,7 +81,7 @@ export class NetworkReconciler implements Reconciler<string> {
   }
 
   private async finalize(key: string, network: Network, signal: AbortSignal): Promise<ReconcileResult> {
-    if (!hasNetworkFinalizer(network)) return;
+    if (!hasFinalizer(network, networkFinalizer)) return;
     const { provider } = this.options;
     const outcome = await this.callProvider(key, network, signal, async (uid) => {
       const actual = await provider.findNetwork(uid, signal);

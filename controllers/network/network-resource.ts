@@ -6,8 +6,6 @@ import type { KubeObject } from "../../pkg/kube/objects.ts";
 export const networkGroup = "samplecrd.k8s.io";
 export const networkVersion = "v1";
 export const networkGVR = resourceType<Network>({ group: networkGroup, version: networkVersion, resource: "networks", kind: "Network", namespaced: true });
-/** The CRD's metadata.name: `<plural>.<group>`. */
-export const networkCrdName = `${networkGVR.resource}.${networkGroup}`;
 
 /** Holds a Network until its provider network is gone (controller-runtime style: `<group>/<purpose>`). */
 export const networkFinalizer = `${networkGroup}/network-protection`;

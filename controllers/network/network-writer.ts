@@ -1,64 +1,47 @@
 // The controller's writes to Network objects: its finalizer and the status subresource.
-// Finalizer patches carry the resourceVersion the decision was made on, so a concurrent
-// change makes them fail with 409 (and the key is retried) instead of overwriting it.
+// Finalizer writes carry the resourceVersion the decision was made on (pkg/kube/finalizers.ts),
+// so a concurrent change makes them fail with 409 (and the key is retried) instead of overwriting it.
 import type { KubeClient } from "../../pkg/kube/client.ts";
 import { isNotFound } from "../../pkg/kube/errors.ts";
+import { addFinalizer, type FinalizerTarget, removeFinalizer } from "../../pkg/kube/finalizers.ts";
 import { networkFinalizer, networkGVR, type Network, type NetworkStatus } from "./network-resource.ts";
 
 export interface NetworkWriter {
-  /** Returns the updated object. */
-  addFinalizer(network: Network): Promise<Network>;
+  /** Returns the updated object, or undefined when it is already gone. */
+  addFinalizer(network: Network): Promise<Network | undefined>;
   /** Succeeds when the object is already gone. */
   removeFinalizer(network: Network): Promise<void>;
   /** Succeeds when the object is already gone. */
   writeStatus(network: Network, status: NetworkStatus): Promise<void>;
 }
 
-export function hasNetworkFinalizer(network: Network): boolean {
-  return network.metadata?.finalizers?.includes(networkFinalizer) ?? false;
-}
-
 export class KubeNetworkWriter implements NetworkWriter {
+  private readonly target: FinalizerTarget<Network>;
+
   constructor(
     private readonly client: KubeClient,
     private readonly fieldManager: string,
-  ) {}
+  ) {
+    this.target = { client, resource: networkGVR, fieldManager };
+  }
 
-  async addFinalizer(network: Network): Promise<Network> {
-    const finalizers = [...(network.metadata?.finalizers ?? []), networkFinalizer];
-    return this.resource(network).patch(nameOf(network), this.finalizerPatch(network, finalizers), "merge", { fieldManager: this.fieldManager });
+  addFinalizer(network: Network): Promise<Network | undefined> {
+    return addFinalizer(this.target, network, networkFinalizer);
   }
 
   async removeFinalizer(network: Network): Promise<void> {
-    const finalizers = (network.metadata?.finalizers ?? []).filter((finalizer) => finalizer !== networkFinalizer);
-    await ignoreNotFound(this.resource(network).patch(nameOf(network), this.finalizerPatch(network, finalizers), "merge", { fieldManager: this.fieldManager }));
+    await removeFinalizer(this.target, network, networkFinalizer);
   }
 
   async writeStatus(network: Network, status: NetworkStatus): Promise<void> {
+    const name = network.metadata?.name;
+    if (!name) throw new Error("Network has no metadata.name");
     // Merge patch: fields the controller no longer sets must be nulled to disappear.
     const patch = { status: { networkID: null, subnetID: null, ...status } };
-    await ignoreNotFound(this.resource(network).patch(nameOf(network), patch, "merge", { subresource: "status", fieldManager: this.fieldManager }));
-  }
-
-  private finalizerPatch(network: Network, finalizers: string[]): unknown {
-    return { metadata: { finalizers, resourceVersion: network.metadata?.resourceVersion } };
-  }
-
-  private resource(network: Network) {
-    return this.client.dynamic.resource<Network>(networkGVR, network.metadata?.namespace);
-  }
-}
-
-function nameOf(network: Network): string {
-  const name = network.metadata?.name;
-  if (!name) throw new Error("Network has no metadata.name");
-  return name;
-}
-
-async function ignoreNotFound(write: Promise<unknown>): Promise<void> {
-  try {
-    await write;
-  } catch (err) {
-    if (!isNotFound(err)) throw err;
+    try {
+      await this.client.dynamic.resource<Network>(networkGVR, network.metadata?.namespace).patch(name, patch, "merge", { subresource: "status", fieldManager: this.fieldManager });
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
   }
 }

@@ -10,7 +10,7 @@ import type { ResourceEventHandler } from "../../pkg/informer/event-handler.ts";
 import { metaNamespaceKeyFunc } from "../../pkg/informer/keys.ts";
 import type { Lister } from "../../pkg/informer/lister.ts";
 import type { OwnerReference, Wire } from "../../pkg/kube/objects.ts";
-import { controllerRefOf } from "../../pkg/kube/owner-references.ts";
+import { controllerRefOf, sameOwnerReference } from "../../pkg/kube/owner-references.ts";
 import { selectorFromLabelSelector } from "../../pkg/labels/selector.ts";
 import { addPriority, type KeyQueue, updatePriority } from "../../pkg/controller/handlers.ts";
 import type { Priority } from "../../pkg/workqueue/priority.ts";
@@ -144,13 +144,5 @@ function sameLabels(a: Record<string, string> | undefined, b: Record<string, str
 }
 
 function sameOwnerRef(a: OwnerReference | undefined, b: OwnerReference | undefined): boolean {
-  if (!a || !b) return a === b;
-  return (
-    a.apiVersion === b.apiVersion &&
-    a.kind === b.kind &&
-    a.name === b.name &&
-    a.uid === b.uid &&
-    a.controller === b.controller &&
-    a.blockOwnerDeletion === b.blockOwnerDeletion
-  );
+  return a && b ? sameOwnerReference(a, b) : a === b;
 }

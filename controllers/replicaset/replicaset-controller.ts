@@ -13,7 +13,7 @@ import {
   controllerUidIndex,
   controllerUidIndexName,
 } from "../../pkg/informer/index-funcs.ts";
-import type { Indexer } from "../../pkg/informer/indexer.ts";
+import type { IndexedStore } from "../../pkg/informer/store.ts";
 import { splitMetaNamespaceKey } from "../../pkg/informer/keys.ts";
 import type { Lister } from "../../pkg/informer/lister.ts";
 import type { KubeClient } from "../../pkg/kube/client.ts";
@@ -81,9 +81,9 @@ export class ReplicaSetController {
   private readonly podControl: PodControl;
   private readonly queue: ReplicaSetControllerOptions["queue"];
   private readonly replicaSets: Lister<ReplicaSet>;
-  private readonly replicaSetIndexer: Indexer<ReplicaSet>;
+  private readonly replicaSetIndexer: IndexedStore<ReplicaSet>;
   private readonly pods: Lister<Pod>;
-  private readonly podIndexer: Indexer<Pod>;
+  private readonly podIndexer: IndexedStore<Pod>;
 
   /** Declares the caches it reads, with their indexes, and watches both resources: call before the informers start. */
   constructor(options: ReplicaSetControllerOptions) {

@@ -118,6 +118,16 @@ describe("controller builder", () => {
     await eventually(() => keys().includes("tick"), "start key reconciled");
   });
 
+  test("a builder never changes: each step returns a new one, so one start can be completed twice", () => {
+    const extraFlag = intFlag({ name: "t-extra", group: "t", default: 1, help: "Extra." });
+    const base = controller("t").for(widgets);
+    const withFlag = base.flags(extraFlag).owns(resources.pods);
+    const plain = base.complete(() => async () => undefined);
+    expect(plain.flags).toEqual([]);
+    expect(withFlag.complete(() => async () => undefined).flags).toEqual([extraFlag]);
+    expect(() => base.for(widgets)).toThrow("for() given twice");
+  });
+
   test("waitForCrd: idle until the CustomResourceDefinition is established, then the primary is listed and reconciled", async () => {
     const crds = new FakeListerWatcher();
     const widgetObjects = new FakeListerWatcher([obj("ns/w1")]);

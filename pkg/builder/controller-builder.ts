@@ -13,24 +13,24 @@ import type { KubeObject } from "../kube/objects.ts";
 import type { ClientPolicy, ControllerDescriptor } from "../manager/controller-descriptor.ts";
 import type { FlagDefinition } from "../options/flag-definition.ts";
 import type { RateLimiter } from "../workqueue/rate-limiters.ts";
-import type { WatchOptions } from "../controller/controller.ts";
+import type { EventSourceOptions } from "../controller/controller.ts";
 import { controllerOwnerKey, enqueueMapped } from "../controller/handlers.ts";
 import { buildController, type ControllerSpec, type Setup, type WatchSpec } from "./build-controller.ts";
 import type { ForOptions } from "./primary-resource.ts";
 import type { MapFunc } from "./map-func.ts";
 
-/** What the builder knows before `for` fixes the object type. */
+/** What the builder knows before `for` fixes the object type; each step copies it, so a builder never changes. */
 interface Described {
-  name: string;
-  aliases: string[];
-  serviceAccountName: string | undefined;
-  enabledByDefault: boolean;
-  client: ClientPolicy | undefined;
-  flags: FlagDefinition[];
-  watches: WatchSpec[];
-  workers: number | FlagDefinition<number>;
-  rateLimiter: (() => RateLimiter<string>) | undefined;
-  startKeys: string[];
+  readonly name: string;
+  readonly aliases: readonly string[];
+  readonly serviceAccountName: string | undefined;
+  readonly enabledByDefault: boolean;
+  readonly client: ClientPolicy | undefined;
+  readonly flags: readonly FlagDefinition[];
+  readonly watches: readonly WatchSpec[];
+  readonly workers: number | FlagDefinition<number>;
+  readonly rateLimiter: (() => RateLimiter<string>) | undefined;
+  readonly startKeys: readonly string[];
 }
 
 /** Starts a builder for the controller enabled by `--controllers=<name>`. */
@@ -52,7 +52,9 @@ export function controller(name: string): ControllerBuilder<KubeObject> {
 
 /**
  * Describes a controller step by step; `complete` turns the description into a ControllerDescriptor for `runCommand`.
- * Start one with `controller(name)`; `T` is the primary resource's object type, set by `for`.
+ * Start one with `controller(name)`; `T` is the primary resource's object type, set by `for`. A builder never
+ * changes: each step returns a new one, so a shared start (`const base = controller("x").workers(4)`) can be
+ * completed in several ways.
  *
  * @hideconstructor
  */
@@ -64,33 +66,28 @@ export class ControllerBuilder<T extends KubeObject> {
   ) {}
 
   /** Other names `--controllers` accepts for it. */
-  aliases(...names: string[]): this {
-    this.described.aliases = names;
-    return this;
+  aliases(...names: string[]): ControllerBuilder<T> {
+    return this.with({ aliases: names });
   }
 
   /** The ServiceAccount it acts as under --use-service-account-credentials. Default: "<name>-controller". */
-  serviceAccount(name: string): this {
-    this.described.serviceAccountName = name;
-    return this;
+  serviceAccount(name: string): ControllerBuilder<T> {
+    return this.with({ serviceAccountName: name });
   }
 
   /** Off unless `--controllers` names it. */
-  disabledByDefault(): this {
-    this.described.enabledByDefault = false;
-    return this;
+  disabledByDefault(): ControllerBuilder<T> {
+    return this.with({ enabledByDefault: false });
   }
 
   /** The controller's own flags, shown in --help and read with `context.values.get(flag)`. */
-  flags(...flags: FlagDefinition[]): this {
-    this.described.flags.push(...flags);
-    return this;
+  flags(...flags: FlagDefinition[]): ControllerBuilder<T> {
+    return this.with({ flags: [...this.described.flags, ...flags] });
   }
 
   /** How the manager makes this controller's client (see ClientPolicy). Default: it shares the process's rate limit. */
-  clientPolicy(policy: ClientPolicy): this {
-    this.described.client = policy;
-    return this;
+  clientPolicy(policy: ClientPolicy): ControllerBuilder<T> {
+    return this.with({ client: policy });
   }
 
   /** The resource the controller reconciles: each of its events queues the object's key, and reconcile gets the object typed. */
@@ -100,34 +97,36 @@ export class ControllerBuilder<T extends KubeObject> {
   }
 
   /** Objects the primary ones control (controller ownerReference): their events queue their owner's key. */
-  owns<U extends KubeObject>(resource: GroupVersionResource<U>, options: WatchOptions<NoInfer<U>> = {}): this {
+  owns<U extends KubeObject>(resource: GroupVersionResource<U>, options: EventSourceOptions<NoInfer<U>> = {}): ControllerBuilder<T> {
     const primary = this.primary?.resource;
     if (!primary) throw new Error(`controller ${this.described.name}: owns() needs for() first, to know the owner's kind`);
     return this.watches(resource, controllerOwnerKey(primary), options);
   }
 
   /** Any other resource: `map` says which keys one of its objects concerns. */
-  watches<U extends KubeObject>(resource: GroupVersionResource<U>, map: MapFunc<NoInfer<U>>, options: WatchOptions<NoInfer<U>> = {}): this {
-    this.described.watches.push((core, context) => core.watch(resource, enqueueMapped(core.queue, (obj) => map(obj, context)), options));
-    return this;
+  watches<U extends KubeObject>(resource: GroupVersionResource<U>, map: MapFunc<NoInfer<U>>, options: EventSourceOptions<NoInfer<U>> = {}): ControllerBuilder<T> {
+    const watch: WatchSpec = (core, context) => core.watch(resource, enqueueMapped(core.queue, (obj) => map(obj, context)), options);
+    return this.with({ watches: [...this.described.watches, watch] });
   }
 
   /** Workers reconciling different keys at once: a number, or an int flag that sets it. */
-  workers(count: number | FlagDefinition<number>): this {
-    this.described.workers = count;
-    return this;
+  workers(count: number | FlagDefinition<number>): ControllerBuilder<T> {
+    return this.with({ workers: count });
   }
 
   /** Retry delays for failed reconciles. Default: client-go's controller rate limiter. */
-  rateLimiter(factory: () => RateLimiter<string>): this {
-    this.described.rateLimiter = factory;
-    return this;
+  rateLimiter(factory: () => RateLimiter<string>): ControllerBuilder<T> {
+    return this.with({ rateLimiter: factory });
   }
 
   /** Keys to reconcile each time the controller starts leading, for controllers driven by time rather than by objects. */
-  enqueueAtStart(...keys: string[]): this {
-    this.described.startKeys.push(...keys);
-    return this;
+  enqueueAtStart(...keys: string[]): ControllerBuilder<T> {
+    return this.with({ startKeys: [...this.described.startKeys, ...keys] });
+  }
+
+  /** A copy of this builder with `change` applied. */
+  private with(change: Partial<Described>): ControllerBuilder<T> {
+    return new ControllerBuilder<T>({ ...this.described, ...change }, this.primary);
   }
 
   /** Finishes the controller: `setup` runs once per process, before the informers start, and returns the reconciler. */

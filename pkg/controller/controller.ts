@@ -7,7 +7,7 @@ import { type Clock, realClock } from "../clock/clock.ts";
 import type { HealthCheck } from "../health/health-check.ts";
 import type { ResourceEventHandler } from "../informer/event-handler.ts";
 import type { InformerScope, ReadOptions, ResourceInformer, SharedInformerFactory } from "../informer/factory.ts";
-import type { Indexers } from "../informer/indexer.ts";
+import type { Indexers } from "../informer/store.ts";
 import { type CacheSyncSource, waitForNamedCacheSync } from "../informer/wait-for-cache-sync.ts";
 import type { GroupVersionResource } from "../kube/gvr.ts";
 import type { KubeObject } from "../kube/objects.ts";
@@ -18,7 +18,7 @@ import { RateLimitingQueue } from "../workqueue/rate-limiting-queue.ts";
 import { filtered } from "./handlers.ts";
 import type { Predicate } from "./predicates.ts";
 import type { ReconcileObserver } from "./reconcile-observer.ts";
-import { ReconcileRunner } from "./reconcile-runner.ts";
+import { ReconcileRunner } from "./internal/reconcile-runner.ts";
 import type { Reconciler } from "./reconciler.ts";
 
 /** What a Controller is made with; `ControllerContext` has most of it. */
@@ -51,8 +51,8 @@ export interface CacheOptions<T extends KubeObject> extends ReadOptions {
   indexers?: Indexers<T>;
 }
 
-/** Options of `Controller.watch` and of the builder's `owns` and `watches`. */
-export interface WatchOptions<T extends KubeObject> extends CacheOptions<T> {
+/** Options of a resource whose events queue keys (`Controller.watch`, the builder's `owns` and `watches`): its cache, which events count, and their replay. */
+export interface EventSourceOptions<T extends KubeObject> extends CacheOptions<T> {
   /** Events some predicate rejects reach no handler. */
   predicates?: readonly Predicate<T>[];
   /** Replay every cached object to the handler this often (ms); 0: never. Default: the factory's resync. */
@@ -110,7 +110,7 @@ export class Controller<K = string> {
   }
 
   /** Feeds `handler` the events of `resource` that pass the predicates; the workers wait for that cache too. */
-  watch<T extends KubeObject>(resource: GroupVersionResource<T>, handler: ResourceEventHandler<NoInfer<T>>, options: WatchOptions<NoInfer<T>> = {}): ResourceInformer<T> {
+  watch<T extends KubeObject>(resource: GroupVersionResource<T>, handler: ResourceEventHandler<NoInfer<T>>, options: EventSourceOptions<NoInfer<T>> = {}): ResourceInformer<T> {
     const shared = this.informer(resource, options);
     const { resyncPeriodMs } = options;
     shared.informer.addEventHandler(filtered(handler, options.predicates ?? []), resyncPeriodMs === undefined ? {} : { resyncPeriodMs });

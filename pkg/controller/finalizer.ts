@@ -6,7 +6,7 @@
 // gets 409 Conflict, the error goes back to the workqueue, and the next attempt reads a fresher
 // cache. Nothing is lost and no one else's change is overwritten.
 import type { KubeClient } from "../kube/client.ts";
-import { isNotFound } from "../kube/errors.ts";
+import { addFinalizer, hasFinalizer, removeFinalizer } from "../kube/finalizers.ts";
 import type { ResourceType } from "../kube/gvr.ts";
 import type { KubeObject } from "../kube/objects.ts";
 import type { ReconcileResult } from "./reconciler.ts";
@@ -26,11 +26,6 @@ export interface FinalizerHandlers<T extends KubeObject> {
   fieldManager?: string;
 }
 
-/** True when `object` lists `finalizerName` in metadata.finalizers. */
-export function hasFinalizer(object: KubeObject, finalizerName: string): boolean {
-  return object.metadata?.finalizers?.includes(finalizerName) ?? false;
-}
-
 /**
  * Reconciles `object` (as the cache has it) under the finalizer `finalizerName`, which must be
  * this controller's alone:
@@ -48,35 +43,15 @@ export async function finalizer<T extends KubeObject>(
   handlers: FinalizerHandlers<T>,
 ): Promise<ReconcileResult> {
   const held = hasFinalizer(object, finalizerName);
+  const target = { client, resource, fieldManager: handlers.fieldManager };
   if (!object.metadata?.deletionTimestamp) {
     if (held) return handlers.apply(object);
-    await writeFinalizers(client, resource, object, [...(object.metadata?.finalizers ?? []), finalizerName], handlers.fieldManager);
+    await addFinalizer(target, object, finalizerName);
     return;
   }
   if (!held) return;
   const result = await handlers.cleanup(object);
   if (result && result.requeueAfterMs > 0) return result;
-  const rest = (object.metadata.finalizers ?? []).filter((name) => name !== finalizerName);
-  await writeFinalizers(client, resource, object, rest, handlers.fieldManager);
+  await removeFinalizer(target, object, finalizerName);
   return;
-}
-
-/** Replaces metadata.finalizers if the object is still at the cached resourceVersion; an object already gone is no error. */
-async function writeFinalizers<T extends KubeObject>(
-  client: KubeClient,
-  resource: ResourceType<T>,
-  object: T,
-  finalizers: string[],
-  fieldManager: string | undefined,
-): Promise<void> {
-  const { name, namespace, resourceVersion } = object.metadata ?? {};
-  if (!name || !resourceVersion) {
-    throw new Error(`finalizer: ${resource.kind} "${name ?? ""}" has no metadata.${name ? "resourceVersion" : "name"}; expected the object as read from the API server`);
-  }
-  const patch = { metadata: { finalizers, resourceVersion } };
-  try {
-    await client.dynamic.resource<T>(resource, resource.namespaced ? namespace : undefined).patch(name, patch, "merge", fieldManager ? { fieldManager } : {});
-  } catch (err) {
-    if (!isNotFound(err)) throw err;
-  }
 }

@@ -5,7 +5,7 @@ import { ApiError, TransportError } from "../kube/errors.ts";
 import type { KubeObject } from "../kube/objects.ts";
 import { EventBroadcaster, type EventBroadcasterOptions } from "./broadcaster.ts";
 import type { KubeEvent } from "./event.ts";
-import { FakeEventSink } from "./fake-event-sink.ts";
+import { FakeEventSink } from "../../test/support/fake-event-sink.ts";
 import type { EventDropReason, EventObserver, EventWrite } from "./event-observer.ts";
 
 const pod: KubeObject = {

@@ -9,7 +9,7 @@ import { FakeListerWatcher } from "../../test/support/fake-lister-watcher.ts";
 import { obj } from "../../test/support/objects.ts";
 import { type ListerWatcherRequest, SharedInformerFactory } from "./factory.ts";
 import { Indexer } from "./indexer.ts";
-import type { InformerIdentity } from "./informer-metrics.ts";
+import type { InformerIdentity } from "./metrics.ts";
 import { namespaceIndex, namespaceIndexName } from "./index-funcs.ts";
 import { Lister } from "./lister.ts";
 

@@ -10,7 +10,7 @@ import { CacheDemand, type CacheRead } from "./cache-demand.ts";
 import { DeferredListerWatcher } from "./deferred-lister-watcher.ts";
 import type { FieldTree } from "../kube/field-tree.ts";
 import { checkFieldPaths, type FieldPath } from "./field-projection.ts";
-import { type InformerMetrics, type InformerMetricsProvider, informerMetricsFor } from "./informer-metrics.ts";
+import { type InformerMetrics, type InformerMetricsProvider, informerMetricsFor } from "./metrics.ts";
 import { Lister } from "./lister.ts";
 import { SharedIndexInformer, type SharedIndexInformerOptions } from "./shared-informer.ts";
 

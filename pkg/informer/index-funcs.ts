@@ -10,13 +10,6 @@ export function namespaceIndex(obj: KubeObject): string[] {
   return [obj.metadata?.namespace ?? ""];
 }
 
-export const ownerUidIndexName = "ownerUid";
-
-/** Files objects by the UID of each of their owners: "which objects does X own?" without a scan. */
-export function ownerUidIndex(obj: KubeObject): string[] {
-  return (obj.metadata?.ownerReferences ?? []).map((ref) => ref.uid);
-}
-
 export const controllerUidIndexName = "controllerUid";
 
 /** Files objects by the UID of their controller (the owner reference with `controller: true`), if any. */

@@ -1,9 +1,14 @@
 import { describe, expect, test } from "bun:test";
 import { obj } from "../../test/support/objects.ts";
 import { DeletedFinalStateUnknown } from "./deltas.ts";
-import { namespaceIndex, namespaceIndexName, ownerUidIndex, ownerUidIndexName } from "./index-funcs.ts";
+import type { KubeObject } from "../kube/objects.ts";
+import { namespaceIndex, namespaceIndexName } from "./index-funcs.ts";
 import { Indexer } from "./indexer.ts";
 import { deletionHandlingKeyFunc, metaNamespaceKeyFunc, splitMetaNamespaceKey } from "./keys.ts";
+
+// An index that files an object under several values (one per owner), which the built-in ones never do.
+const ownerUidIndexName = "ownerUid";
+const ownerUidIndex = (obj: KubeObject): string[] => (obj.metadata?.ownerReferences ?? []).map((ref) => ref.uid);
 
 const owned = (key: string, ...uids: string[]) =>
   obj(key, { ownerReferences: uids.map((uid) => ({ apiVersion: "apps/v1", kind: "ReplicaSet", name: `rs-${uid}`, uid })) });

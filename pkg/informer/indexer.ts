@@ -3,14 +3,9 @@
 import { TimeSlicer } from "../eventloop/time-slicer.ts";
 import type { KubeObject } from "../kube/objects.ts";
 import { DeletedFinalStateUnknown } from "./deltas.ts";
-import { type SettableGauge, resourceVersionForMetrics } from "./informer-metrics.ts";
+import { type SettableGauge, resourceVersionForMetrics } from "./metrics.ts";
 import { metaNamespaceKeyFunc } from "./keys.ts";
-import type { Store } from "./store.ts";
-
-/** The values an object is filed under in one index, e.g. its owners' UIDs; none leaves it out of the index. Must not throw. */
-export type IndexFunc<T> = (obj: T) => string[];
-/** Index functions by index name. */
-export type Indexers<T> = Record<string, IndexFunc<T>>;
+import type { IndexedStore, IndexFunc, Indexers, ReflectorStore } from "./store.ts";
 
 /** No index values: an object not cached before, or no longer. */
 const noValues: readonly (readonly string[])[] = [];
@@ -19,12 +14,13 @@ const noValues: readonly (readonly string[])[] = [];
 export type IndexFailure<T> = (key: string, obj: T, err: unknown) => void;
 
 /**
- * An informer's cache: the objects by key, plus secondary indexes (`informer.getIndexer()`). Read it, and
- * never mutate an object from it: the informer alone writes it, and objects are shared between readers.
+ * An informer's cache: the objects by key, plus secondary indexes. The informer alone writes it; readers
+ * get it as an IndexedStore (`informer.getIndexer()`), and never mutate an object from it, since objects
+ * are shared between readers.
  *
  * @hideconstructor
  */
-export class Indexer<T extends KubeObject = KubeObject> implements Store<T> {
+export class Indexer<T extends KubeObject = KubeObject> implements IndexedStore<T>, ReflectorStore<T> {
   private items = new Map<string, T>();
   private readonly indexers = new Map<string, IndexFunc<T>>();
   /** index name → indexed value → keys of the objects filed under it. */

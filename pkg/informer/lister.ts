@@ -2,7 +2,7 @@
 import type { KubeObject } from "../kube/objects.ts";
 import type { Selector } from "../labels/selector.ts";
 import { namespaceIndexName } from "./index-funcs.ts";
-import type { Indexer } from "./indexer.ts";
+import type { IndexedStore } from "./store.ts";
 
 /**
  * Lists and gets cached objects. They are shared with every other reader: never mutate them.
@@ -11,7 +11,7 @@ import type { Indexer } from "./indexer.ts";
  * @hideconstructor
  */
 export class Lister<T extends KubeObject = KubeObject> {
-  constructor(private readonly indexer: Indexer<T>) {}
+  constructor(private readonly indexer: IndexedStore<T>) {}
 
   /** Every cached object, or those whose labels match `selector`. */
   list(selector?: Selector): T[] {
@@ -36,7 +36,7 @@ export class Lister<T extends KubeObject = KubeObject> {
  */
 export class NamespaceLister<T extends KubeObject = KubeObject> {
   constructor(
-    private readonly indexer: Indexer<T>,
+    private readonly indexer: IndexedStore<T>,
     /** The namespace. */
     readonly namespace: string,
   ) {}

@@ -3,7 +3,7 @@ import { FakeClock } from "../clock/fake-clock.ts";
 import type { KubeObject } from "../kube/objects.ts";
 import { obj } from "../../test/support/objects.ts";
 import { type Delta, DeletedFinalStateUnknown } from "./deltas.ts";
-import { RealFIFO } from "./real-fifo.ts";
+import { RealFifo } from "./real-fifo.ts";
 
 const v = (key: string, rv: string) => obj(key, { resourceVersion: rv });
 
@@ -25,7 +25,7 @@ function show(d: Delta): string {
 }
 
 /** Pops one entry; returns it as a short string and the initial-list flag. */
-async function popOne(fifo: RealFIFO) {
+async function popOne(fifo: RealFifo) {
   let popped: { delta: string; isInInitialList: boolean } | undefined;
   await fifo.pop((delta, isInInitialList) => {
     popped = { delta: show(delta), isInInitialList };
@@ -34,15 +34,15 @@ async function popOne(fifo: RealFIFO) {
   return popped;
 }
 
-async function drain(fifo: RealFIFO): Promise<string[]> {
+async function drain(fifo: RealFifo): Promise<string[]> {
   const seen: string[] = [];
   while (fifo.length > 0) seen.push((await popOne(fifo)).delta);
   return seen;
 }
 
-describe("RealFIFO", () => {
+describe("RealFifo", () => {
   test("every change comes out on its own, in the order it happened, whatever its key", async () => {
-    const fifo = new RealFIFO();
+    const fifo = new RealFifo();
     fifo.add(v("ns/a", "1"));
     fifo.update(v("ns/b", "2"));
     fifo.update(v("ns/a", "3"));
@@ -52,7 +52,7 @@ describe("RealFIFO", () => {
   });
 
   test("a replace, a resync and a bookmark are one entry each, in line with the events around them", async () => {
-    const fifo = new RealFIFO();
+    const fifo = new RealFifo();
     fifo.add(v("ns/a", "1"));
     await fifo.replace([v("ns/a", "1"), v("ns/b", "2")], "7");
     fifo.update(v("ns/b", "8"));
@@ -63,7 +63,7 @@ describe("RealFIFO", () => {
   });
 
   test("hasSynced once the first replace, and everything queued before it, has been processed", async () => {
-    const fifo = new RealFIFO();
+    const fifo = new RealFifo();
     expect(fifo.hasSynced()).toBe(false);
     fifo.add(v("ns/early", "1"));
     await fifo.replace([v("ns/a", "2")], "2");
@@ -83,7 +83,7 @@ describe("RealFIFO", () => {
 
   test("transform applies to incoming objects, listed ones included, and not to tombstones", async () => {
     let calls = 0;
-    const fifo = new RealFIFO({
+    const fifo = new RealFifo({
       transform: (o) => {
         calls++;
         return { ...o, metadata: { ...o.metadata, resourceVersion: `t${o.metadata?.resourceVersion}` } };
@@ -98,7 +98,7 @@ describe("RealFIFO", () => {
   });
 
   test("pop waits for an entry, and resolves false when its signal aborts", async () => {
-    const fifo = new RealFIFO();
+    const fifo = new RealFifo();
     const seen: string[] = [];
     const popping = fifo.pop((delta) => void seen.push(show(delta)));
     await Promise.resolve();
@@ -117,7 +117,7 @@ describe("RealFIFO", () => {
 
   test("a big list is transformed in time slices: a timer due meanwhile fires before it is queued", async () => {
     let transformed = 0;
-    const fifo = new RealFIFO({ transform: (o) => (transformed++, { ...o, metadata: { ...o.metadata, labels: { copied: "yes" } } }) });
+    const fifo = new RealFifo({ transform: (o) => (transformed++, { ...o, metadata: { ...o.metadata, labels: { copied: "yes" } } }) });
     const list = Array.from({ length: 100_000 }, (_, i) => v(`ns/o-${i}`, "1"));
     let transformedWhenTimerFired: number | undefined;
     setTimeout(() => (transformedWhenTimerFired = transformed), 0);
@@ -130,7 +130,7 @@ describe("RealFIFO", () => {
     const lengths: number[] = [];
     const latencies: number[] = [];
     const clock = new FakeClock();
-    const fifo = new RealFIFO({
+    const fifo = new RealFifo({
       clock,
       metrics: { queuedItems: { set: (n) => void lengths.push(n) }, processingLatency: { observe: (s) => void latencies.push(s) } },
     });

@@ -8,13 +8,13 @@ import { Fifo } from "../collections/fifo.ts";
 import { TimeSlicer } from "../eventloop/time-slicer.ts";
 import type { KubeObject } from "../kube/objects.ts";
 import { type Delta, DeletedFinalStateUnknown } from "./deltas.ts";
-import { type InformerMetrics, noInformerMetrics } from "./informer-metrics.ts";
+import { type InformerMetrics, noInformerMetrics } from "./metrics.ts";
 import type { ReflectorStore } from "./store.ts";
 
 /** Handles one change. `isInInitialList`: it belongs to the first list (or came before it). */
 export type PopProcessFunc<T extends KubeObject> = (delta: Delta<T>, isInInitialList: boolean) => void | Promise<void>;
 
-export interface RealFIFOOptions<T extends KubeObject> {
+export interface RealFifoOptions<T extends KubeObject> {
   /** Applied to every incoming object except tombstones. */
   transform?: (obj: T) => T;
   /** Told the queue's length and how long each entry took to process. */
@@ -23,7 +23,7 @@ export interface RealFIFOOptions<T extends KubeObject> {
   clock?: Clock;
 }
 
-export class RealFIFO<T extends KubeObject = KubeObject> implements ReflectorStore<T> {
+export class RealFifo<T extends KubeObject = KubeObject> implements ReflectorStore<T> {
   private readonly items = new Fifo<Delta<T>>();
   private readonly transform: ((obj: T) => T) | undefined;
   private readonly metrics: Pick<InformerMetrics, "queuedItems" | "processingLatency">;
@@ -34,7 +34,7 @@ export class RealFIFO<T extends KubeObject = KubeObject> implements ReflectorSto
   private initialPopulationCount = 0;
   private readonly waiters = new Set<() => void>();
 
-  constructor(options: RealFIFOOptions<T> = {}) {
+  constructor(options: RealFifoOptions<T> = {}) {
     this.transform = options.transform;
     this.metrics = options.metrics ?? noInformerMetrics;
     this.clock = options.clock ?? realClock;

@@ -1,7 +1,7 @@
 // client-go's SharedIndexInformer: the pipeline reflector → queue → indexer → handlers, shared
 // by every handler interested in one collection.
 //
-//   Reflector ──add/update/delete/replace/bookmark──▶ RealFIFO ──pop──▶ handleDelta ──▶ Indexer (the cache)
+//   Reflector ──add/update/delete/replace/bookmark──▶ RealFifo ──pop──▶ handleDelta ──▶ Indexer (the cache)
 //                                                       ▲ resync                    └──▶ ProcessorListener per handler
 import { type Clock, type Timer, realClock } from "../clock/clock.ts";
 import { TimeSlicer } from "../eventloop/time-slicer.ts";
@@ -11,13 +11,13 @@ import { type Logger, silentLogger } from "../log/logger.ts";
 import { DeletedFinalStateUnknown, type Delta } from "./deltas.ts";
 import { type ResourceEventHandler, isResync } from "./event-handler.ts";
 import { namespaceIndex, namespaceIndexName } from "./index-funcs.ts";
-import { Indexer, type Indexers } from "./indexer.ts";
-import type { InformerMetrics } from "./informer-metrics.ts";
+import { Indexer } from "./indexer.ts";
+import type { InformerMetrics } from "./metrics.ts";
 import { deletionHandlingKeyFunc, metaNamespaceKeyFunc } from "./keys.ts";
 import { type Notification, ProcessorListener } from "./processor-listener.ts";
-import { RealFIFO } from "./real-fifo.ts";
+import { RealFifo } from "./real-fifo.ts";
 import { noReflectorCounters, Reflector, type ReflectorCounters, type ReflectorOptions } from "./reflector.ts";
-import type { Store } from "./store.ts";
+import type { IndexedStore, Indexers, Store } from "./store.ts";
 import { dropManagedFields } from "./transform.ts";
 
 /** A (re)list with at most this many objects added, changed or gone is applied to the cache in place. */
@@ -104,7 +104,7 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
   private readonly defaultResyncMs: number;
   private readonly onHandlerError: SharedIndexInformerOptions<T>["onHandlerError"];
   private readonly indexer: Indexer<T>;
-  private readonly queue: RealFIFO<T>;
+  private readonly queue: RealFifo<T>;
   private readonly makeReflector: () => Reflector<T>;
   /** Made at start, so that it takes the name the informer has by then (see rename). */
   private reflector: Reflector<T> | undefined;
@@ -124,7 +124,7 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     this.defaultResyncMs = options.defaultResyncMs ?? 0;
     this.onHandlerError = options.onHandlerError;
     this.indexer = new Indexer<T>(options.indexers ?? { [namespaceIndexName]: namespaceIndex }, options.metrics?.storeResourceVersion);
-    this.queue = new RealFIFO<T>({ metrics: options.metrics, clock: this.clock });
+    this.queue = new RealFifo<T>({ metrics: options.metrics, clock: this.clock });
     this.makeReflector = () =>
       new Reflector<T>(listerWatcher, this.queue, {
         ...options.reflector,
@@ -220,8 +220,8 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     return this.state !== "new";
   }
 
-  /** The cache with its indices. Objects in it are shared: never mutate them. */
-  getIndexer(): Indexer<T> {
+  /** The cache with its indices, read-only: the informer alone writes it. Objects in it are shared: never mutate them. */
+  getIndexer(): IndexedStore<T> {
     return this.indexer;
   }
 

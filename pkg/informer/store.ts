@@ -1,5 +1,7 @@
 // The store contracts of the informer pipeline: the reflector writes into a ReflectorStore
-// (the delta queue, or an indexer directly); readers get a Store.
+// (the delta queue, or an indexer directly); readers get a Store or an IndexedStore, which have
+// no writes, so that only the informer changes its cache (kube-rs keeps its Writer apart from
+// its Store likewise).
 import type { KubeObject } from "../kube/objects.ts";
 import type { DeletedFinalStateUnknown } from "./deltas.ts";
 
@@ -17,8 +19,8 @@ export interface ReflectorStore<T extends KubeObject> {
   bookmark(resourceVersion: string): void;
 }
 
-/** A keyed object cache. Objects are shared: never mutate one you got from it. */
-export interface Store<T extends KubeObject> extends ReflectorStore<T> {
+/** A keyed object cache, read-only. Objects are shared: never mutate one you got from it. */
+export interface Store<T extends KubeObject> {
   /** The cached object with the same key as `obj`. */
   get(obj: T): T | undefined;
   /** The cached object under "namespace/name" (or "name"). */
@@ -29,4 +31,25 @@ export interface Store<T extends KubeObject> extends ReflectorStore<T> {
   listKeys(): string[];
   /** The resourceVersion of the last change applied to the store; "" before the first. */
   lastStoreSyncResourceVersion(): string;
+}
+
+/** The values an object is filed under in one index, e.g. its owners' UIDs; none leaves it out of the index. Must not throw. */
+export type IndexFunc<T> = (obj: T) => string[];
+/** Index functions by index name. */
+export type Indexers<T> = Record<string, IndexFunc<T>>;
+
+/** A Store with secondary indexes (client-go's Indexer without its writes), read-only. */
+export interface IndexedStore<T extends KubeObject> extends Store<T> {
+  /** Objects cached. */
+  readonly size: number;
+  /** The objects filed under `value` in the named index. Throws for an unknown index. */
+  byIndex(indexName: string, value: string): T[];
+  /** The objects sharing at least one value of the named index with `obj`. */
+  index(indexName: string, obj: T): T[];
+  /** The keys filed under `value` in the named index. Throws for an unknown index. */
+  indexKeys(indexName: string, value: string): string[];
+  /** Every value that currently has objects in the named index. */
+  listIndexFuncValues(indexName: string): string[];
+  /** The index functions, by index name. */
+  getIndexers(): Indexers<T>;
 }

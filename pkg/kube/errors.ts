@@ -1,5 +1,5 @@
 // Errors from talking to the API server, typed so callers can branch on them
-// (isNotFound, isConflict, isGone, …) the way client-go's apierrors package allows.
+// (isNotFound, isConflict, isResourceExpired, …) the way client-go's apierrors package allows.
 import { ExpectedError } from "../errors/expected-error.ts";
 import type { Status } from "./objects.ts";
 

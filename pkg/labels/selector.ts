@@ -6,8 +6,17 @@ export type Labels = Readonly<Record<string, string>>;
 
 /** metav1.LabelSelector; client-node's V1LabelSelector fits this shape. */
 export interface LabelSelector {
+  /** Labels that must be present with exactly these values. */
   matchLabels?: Record<string, string>;
-  matchExpressions?: { key: string; operator: string; values?: string[] }[];
+  /** Further conditions, all of which must hold. */
+  matchExpressions?: {
+    /** The label's key. */
+    key: string;
+    /** In, NotIn, Exists or DoesNotExist. */
+    operator: string;
+    /** The values for In and NotIn; none for Exists and DoesNotExist. */
+    values?: string[];
+  }[];
 }
 
 /** How a requirement compares a label: set membership, presence, or (Gt, Lt) as an integer. */

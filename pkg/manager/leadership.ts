@@ -19,7 +19,7 @@ import { resources } from "../kube/gvr.ts";
 import { LeaseCandidates } from "../status/lease-candidates.ts";
 import { leaderElectionStatus } from "../status/leader-election-status.ts";
 import type { LeaderElectionStatus } from "../status/status-snapshot.ts";
-import { abortedSignal, drain, type ExitReason, type RunControllers } from "./run-controllers.ts";
+import { abortedSignal, drain, type ExitReason, type RunControllers } from "./shutdown.ts";
 
 /** kube-controller-manager's grace on top of the lease duration before /healthz reports a stuck leader. */
 const leaderElectionHealthToleranceMs = 20_000;

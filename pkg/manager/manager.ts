@@ -15,7 +15,7 @@ import { loadClientConfig } from "../kube/client-config.ts";
 import { createKubeClient, type KubeClient, withRateLimit } from "../kube/client.ts";
 import { leaderElectionIdentity } from "../leaderelection/identity.ts";
 import type { EventRecorder } from "../events/recorder.ts";
-import type { InformerMetricsProvider } from "../informer/informer-metrics.ts";
+import type { InformerMetricsProvider } from "../informer/metrics.ts";
 import type { Logger } from "../log/logger.ts";
 import { createMetricsRegistry } from "../metrics/registry.ts";
 import { restClientMetrics } from "../metrics/rest-client-metrics.ts";
@@ -24,8 +24,8 @@ import { PrometheusInformerMetricsProvider } from "../metrics/informer-metrics.t
 import { PrometheusWorkqueueMetricsProvider } from "../metrics/workqueue-metrics.ts";
 import { prometheusReconcileMetrics } from "../metrics/reconcile-metrics.ts";
 import type { Options } from "../options/options.ts";
-import { HealthCheckSet } from "../server/health.ts";
-import { createHttpApp, type HttpEndpoints } from "../server/http-app.ts";
+import { HealthCheckSet } from "../endpoints/health.ts";
+import { createHttpApp, type HttpEndpoints } from "../endpoints/http-app.ts";
 import { startSecureServing } from "../server/secure-serving.ts";
 import { serve, type RunningServer } from "../server/serve.ts";
 import { RecentEvents } from "../status/recent-events.ts";
@@ -35,13 +35,13 @@ import type { ControllerDescriptor } from "./controller-descriptor.ts";
 import { createControllers } from "./create-controllers.ts";
 import { Leadership } from "./leadership.ts";
 import { leaderOnlyEvents } from "./leader-only-events.ts";
-import { type ExitReason, type RunControllers, runUntilTerminated } from "./run-controllers.ts";
+import { type ExitReason, type RunControllers, runUntilTerminated } from "./shutdown.ts";
 import { RunnableGroup } from "./runnable-group.ts";
 import { type ClientForController, serviceAccountClients } from "./service-account-clients.ts";
 import { type Service, ServiceGroup } from "./service-group.ts";
 import { waitForApiServer } from "./wait-for-apiserver.ts";
 
-export type { ExitReason } from "./run-controllers.ts";
+export type { ExitReason } from "./shutdown.ts";
 
 export class Manager {
   private readonly endpoints: HttpEndpoints;

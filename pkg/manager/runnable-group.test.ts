@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { CacheSyncSource } from "../informer/wait-for-cache-sync.ts";
 import { silentLogger } from "../log/logger.ts";
-import { HealthCheckSet } from "../server/health.ts";
+import { HealthCheckSet } from "../endpoints/health.ts";
 import type { Runnable } from "./runnable.ts";
 import { RunnableGroup } from "./runnable-group.ts";
 

@@ -7,7 +7,7 @@
 import type { HealthCheck } from "../health/health-check.ts";
 import { describeUnsynced, unsyncedSources, type CacheSyncSource } from "../informer/wait-for-cache-sync.ts";
 import type { Logger } from "../log/logger.ts";
-import type { HttpEndpoints } from "../server/http-app.ts";
+import type { HttpEndpoints } from "../endpoints/http-app.ts";
 import type { NamedControllerReport } from "../status/status-board.ts";
 import type { Runnable } from "./runnable.ts";
 

@@ -4,7 +4,7 @@
 // checks /healthz and /livez run for it.
 import type { HealthCheck } from "../health/health-check.ts";
 import type { CacheSyncSource } from "../informer/wait-for-cache-sync.ts";
-import type { DebugRoute } from "../server/http-app.ts";
+import type { DebugRoute } from "../debug/debug-route.ts";
 import type { ControllerReport } from "../status/status-snapshot.ts";
 
 /**

@@ -1,7 +1,7 @@
 // The informer metrics of component-base (metrics/prometheus/clientgo/fifo) on a prom-client
 // registry: the names, labels and buckets kube-controller-manager serves since 1.35.
 import type { Registry } from "prom-client";
-import type { Histogram, InformerIdentity, InformerMetricsProvider, SettableGauge } from "../informer/informer-metrics.ts";
+import type { Histogram, InformerIdentity, InformerMetricsProvider, SettableGauge } from "../informer/metrics.ts";
 import { gauge, histogram } from "./declare.ts";
 
 const informerLabels = ["name", "group", "version", "resource"] as const;

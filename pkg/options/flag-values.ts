@@ -1,5 +1,5 @@
 // Parsed flag values, read back with the type of the definition that declared them:
-// `values.get(concurrentReplicaSetSyncs)` is a number, `values.get(logFormat)` is "json" | "text".
+// `values.get(concurrentReplicaSetSyncsFlag)` is a number, `values.get(logFormatFlag)` is "json" | "text".
 import type { FlagDefinition } from "./flag-definition.ts";
 
 /** The parsed flag values, read by flag: `values.get(workers)` is typed by the flag's constructor. */

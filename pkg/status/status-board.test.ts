@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { FakeClock } from "../clock/fake-clock.ts";
-import { ReconcileRunner } from "../controller/reconcile-runner.ts";
+import { ReconcileRunner } from "../controller/internal/reconcile-runner.ts";
 import { SharedInformerFactory } from "../informer/factory.ts";
 import { resources } from "../kube/gvr.ts";
 import { silentLogger } from "../log/logger.ts";

@@ -61,7 +61,7 @@ export interface ControllerStatus {
   details: StatusDetail[];
 }
 
-/** What a controller tells the status page about itself (RunningController.status). */
+/** What a controller tells the status page about itself (Runnable.status). */
 export interface ControllerReport {
   /** Its runners' own state (ReconcileRunner.status); the page adds what it observed of their reconciles. */
   loops: ReconcileLoopSnapshot[];

@@ -12,7 +12,7 @@ import { leaderElectionIdentity } from "../leaderelection/identity.ts";
 import { type Logger, silentLogger } from "../log/logger.ts";
 import type { ControllerContext, ControllerDescriptor } from "../manager/controller-descriptor.ts";
 import { createControllers } from "../manager/create-controllers.ts";
-import { drain } from "../manager/run-controllers.ts";
+import { drain } from "../manager/shutdown.ts";
 import type { Runnable } from "../manager/runnable.ts";
 import { PrometheusInformerMetricsProvider } from "../metrics/informer-metrics.ts";
 import { prometheusReconcileMetrics } from "../metrics/reconcile-metrics.ts";

@@ -1,7 +1,7 @@
 // The layering the tree promises, checked on every run: production code has no import cycles,
 // the folders of pkg/ (the reusable machinery) import one another only down the layers below
-// and so in no cycle either, pkg/ never reaches into controllers/, and nothing shipped imports
-// from test/.
+// and so in no cycle either, a folder's internal/ is imported only from within that folder, pkg/
+// never reaches into controllers/, and nothing shipped imports from test/.
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -12,14 +12,14 @@ const shipped = ["mod.ts", "cmd", "controllers", "pkg"];
 /**
  * The folders of pkg/ from the bottom up; pkg/version.ts counts as a folder of its own. A folder
  * imports only folders of lower layers, never one of its own layer, so a new folder must be
- * placed here before anything imports it. Leaves hold what many layers share: interfaces (health),
+ * placed here before anything imports it. Leaves hold what many layers share: interfaces (health, debug),
  * stand-ins (noop) and tables (tls). What a layer reports, it reports to an interface it owns
  * (a metrics provider, an observer); pkg/metrics and pkg/status implement those from above.
  * The builder makes the manager's controller descriptors, so it sits on top of the manager;
  * kube-loom/testing runs descriptors as the manager would, on top of everything.
  */
 const pkgLayers: readonly (readonly string[])[] = [
-  ["errors", "clock", "collections", "eventloop", "labels", "noop", "version.ts"],
+  ["errors", "clock", "collections", "debug", "eventloop", "labels", "noop", "version.ts"],
   ["log", "tls"],
   ["health"],
   ["flowcontrol"],
@@ -27,8 +27,8 @@ const pkgLayers: readonly (readonly string[])[] = [
   ["workqueue", "informer", "events", "leaderelection"],
   ["controller"],
   ["options"],
-  ["metrics", "status"],
-  ["server"],
+  ["metrics", "status", "server"],
+  ["endpoints"],
   ["manager"],
   ["builder"],
   ["testing"],
@@ -95,6 +95,18 @@ function layeringViolations(imports: readonly FolderImport[], layers: readonly (
       .filter(({ from, to }) => rank.has(from) && rank.has(to) && (rank.get(from) ?? 0) <= (rank.get(to) ?? 0))
       .map(({ from, to, example }) => `${from} → ${to} does not go down the layers (${example})`),
   ];
+}
+
+/** Imports of an `internal/` folder from outside the folder that holds it, as "file → target". */
+function internalImportsFromOutside(graph: Map<string, string[]>): string[] {
+  return [...graph].flatMap(([file, targets]) =>
+    targets
+      .filter((target) => {
+        const at = target.lastIndexOf("/internal/");
+        return at >= 0 && !file.startsWith(`${target.slice(0, at)}/`);
+      })
+      .map((target) => `${file} → ${target}`),
+  );
 }
 
 /** One cycle per strongly connected group, as a path of files; empty when there are none. */
@@ -179,6 +191,20 @@ describe("import graph of the shipped code", () => {
 
   test("every import between the folders of pkg/ goes down the layers", () => {
     expect(layeringViolations(folderImports(graph), pkgLayers)).toEqual([]);
+  });
+
+  test("the internal-import check names an import of internal/ from outside its folder", () => {
+    const files = new Map([
+      ["pkg/a/one.ts", ["pkg/a/internal/two.ts"]],
+      ["pkg/a/internal/two.ts", ["pkg/a/three.ts"]],
+      ["pkg/b/four.ts", ["pkg/a/internal/two.ts"]],
+      ["mod.ts", ["pkg/a/internal/two.ts"]],
+    ]);
+    expect(internalImportsFromOutside(files)).toEqual(["pkg/b/four.ts → pkg/a/internal/two.ts", "mod.ts → pkg/a/internal/two.ts"]);
+  });
+
+  test("an internal/ folder is imported only from the folder that holds it, so the package entries never export it", () => {
+    expect(internalImportsFromOutside(graph)).toEqual([]);
   });
 
   test("pkg/ never imports controllers/, and shipped code never imports test/", () => {

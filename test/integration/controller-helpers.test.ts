@@ -2,11 +2,12 @@
 // real kube-apiserver: what the API server stores, and how a stale cache is caught and recovered.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { controller } from "../../pkg/builder/controller-builder.ts";
-import { finalizer, hasFinalizer } from "../../pkg/controller/finalizer.ts";
+import { finalizer } from "../../pkg/controller/finalizer.ts";
 import type { EventRecorder } from "../../pkg/events/recorder.ts";
 import type { KubeClient } from "../../pkg/kube/client.ts";
 import { setControllerReference } from "../../pkg/kube/controller-reference.ts";
 import { isConflict, isNotFound } from "../../pkg/kube/errors.ts";
+import { hasFinalizer } from "../../pkg/kube/finalizers.ts";
 import { type ObjectOf, resources } from "../../pkg/kube/gvr.ts";
 import { apply, applyStatus } from "../../pkg/kube/server-side-apply.ts";
 import { ControlPlane } from "../controlplane/control-plane.ts";

@@ -1,8 +1,8 @@
 // An in-memory EventSink for tests: stores Events like the API server would, logs every call,
 // and fails calls on demand.
-import { ApiError } from "../kube/errors.ts";
-import type { KubeEvent } from "./event.ts";
-import type { EventSeriesPatch, EventSink } from "./event-sink.ts";
+import { ApiError } from "../../pkg/kube/errors.ts";
+import type { KubeEvent } from "../../pkg/events/event.ts";
+import type { EventSeriesPatch, EventSink } from "../../pkg/events/event-sink.ts";
 
 export interface EventSinkCall {
   method: "create" | "patch";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { silentLogger } from "../log/logger.ts";
-import { drain } from "./run-controllers.ts";
+import { drain } from "./shutdown.ts";
 
 /** Controllers whose in-flight work ends `workMs` after the stop, or when aborted. */
 function stoppingControllers(workMs: number) {

@@ -2,14 +2,14 @@
 // it, and applies controller-runtime's result rules. The workqueue guarantees that a key is
 // never reconciled by two workers at once. What the reconciles did is told to an observer; the
 // runner keeps only its own state (see ReconcileLoopSnapshot).
-import { realClock, type Clock } from "../clock/clock.ts";
-import { errorMessage, isProgrammingError } from "../errors/expected-error.ts";
-import type { Logger } from "../log/logger.ts";
-import type { HealthCheck } from "../health/health-check.ts";
-import type { RateLimitingQueue } from "../workqueue/rate-limiting-queue.ts";
-import type { ReconcileLoopSnapshot, ReconcileLoopState } from "./reconcile-loop-snapshot.ts";
-import { noopReconcileObserver, type ReconcileObserver, type ReconcileOutcome } from "./reconcile-observer.ts";
-import { TerminalError, type Reconciler } from "./reconciler.ts";
+import { realClock, type Clock } from "../../clock/clock.ts";
+import { errorMessage, isProgrammingError } from "../../errors/expected-error.ts";
+import type { Logger } from "../../log/logger.ts";
+import type { HealthCheck } from "../../health/health-check.ts";
+import type { RateLimitingQueue } from "../../workqueue/rate-limiting-queue.ts";
+import type { ReconcileLoopSnapshot, ReconcileLoopState } from "../reconcile-loop-snapshot.ts";
+import { noopReconcileObserver, type ReconcileObserver, type ReconcileOutcome } from "../reconcile-observer.ts";
+import { TerminalError, type Reconciler } from "../reconciler.ts";
 
 export interface ReconcileRunnerOptions<K> {
   name: string;

@@ -1,11 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { FakeClock } from "../clock/fake-clock.ts";
-import { silentLogger } from "../log/logger.ts";
-import { defaultControllerRateLimiter } from "../workqueue/rate-limiters.ts";
-import { RateLimitingQueue } from "../workqueue/rate-limiting-queue.ts";
-import type { ReconcileObserver, ReconcileOutcome } from "./reconcile-observer.ts";
+import { FakeClock } from "../../clock/fake-clock.ts";
+import { silentLogger } from "../../log/logger.ts";
+import { defaultControllerRateLimiter } from "../../workqueue/rate-limiters.ts";
+import { RateLimitingQueue } from "../../workqueue/rate-limiting-queue.ts";
+import type { ReconcileObserver, ReconcileOutcome } from "../reconcile-observer.ts";
 import { ReconcileRunner } from "./reconcile-runner.ts";
-import { TerminalError, type ReconcileResult } from "./reconciler.ts";
+import { TerminalError, type ReconcileResult } from "../reconciler.ts";
 
 function harness(reconcile: (key: string) => Promise<ReconcileResult>, workers = 1) {
   const clock = new FakeClock();

@@ -3,20 +3,11 @@
 // controllers contribute (e.g. the garbage collector's graph).
 import { Hono } from "hono";
 import type { Registry } from "prom-client";
+import type { DebugRoute } from "../debug/debug-route.ts";
 import { mountFlagz } from "./flagz.ts";
 import { HealthCheckSet, mountHealthEndpoint } from "./health.ts";
 import { mountStatusPage, type StatusSource } from "./status-page.ts";
 import { type ComponentFacts, mountStatusz } from "./statusz.ts";
-
-/** A read-only debug page under /debug/controllers/<controller>/<path>. */
-export interface DebugRoute {
-  /** The first path segment after /debug/controllers/, usually the controller's name. */
-  controller: string;
-  /** The rest of the path, e.g. "graph" or "graph.json". */
-  path: string;
-  /** Answers a GET; served behind the same authentication and authorization as /metrics. */
-  handler(request: Request): Response | Promise<Response>;
-}
 
 export interface HttpEndpoints {
   /** Everything: kube-controller-manager's /healthz. */

@@ -1,4 +1,5 @@
-// How the controllers run when no election is held, and the pieces both ways share.
+// How the controllers stop: run without an election until terminated, and the drain both ways share
+// (in-flight reconciles get --controller-shutdown-timeout, then are aborted).
 import type { Logger } from "../log/logger.ts";
 
 export type ExitReason = "terminated" | "leadership-lost";
