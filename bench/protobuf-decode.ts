@@ -5,6 +5,7 @@
 // toObject only: it would still need a pass to reach the JSON form). Medians of 7 runs each.
 //   bun bench/protobuf-decode.ts [pods, default 20000]
 import { Buffer } from "node:buffer";
+import { podFields } from "../controllers/replicaset/replicaset-controller.ts";
 import { FieldProjection } from "../pkg/informer/field-projection.ts";
 import { decodeObjectList } from "../pkg/kube/list-decoder.ts";
 import { kubernetesDecoder } from "../pkg/kube/protobuf/kubernetes-decoder.ts";
@@ -18,18 +19,6 @@ const count = Number(process.argv[2] ?? 20_000);
 const runs = 7;
 const chunkBytes = 64 * 1024;
 
-const podFields = [
-  "spec.nodeName",
-  "spec.initContainers.name",
-  "spec.initContainers.restartPolicy",
-  "status.phase",
-  "status.conditions.type",
-  "status.conditions.status",
-  "status.conditions.lastTransitionTime",
-  "status.containerStatuses.restartCount",
-  "status.initContainerStatuses.name",
-  "status.initContainerStatuses.restartCount",
-];
 
 const { json, protobuf } = await samplePodBodies();
 const jsonBody = repeatJsonItems(json, count);

@@ -54,7 +54,7 @@ export interface ReplicaSetControllerOptions
  * that: phase and Ready condition (active, ready, available: pod-state.ts), and what ranks Pods
  * for deletion (node, restart counts of containers and sidecars: pod-ranking.ts).
  */
-const podFields = [
+export const podFields = [
   "spec.nodeName",
   "spec.initContainers.name",
   "spec.initContainers.restartPolicy",
