@@ -19,7 +19,6 @@ const count = Number(process.argv[2] ?? 20_000);
 const runs = 7;
 const chunkBytes = 64 * 1024;
 
-
 const { json, protobuf } = await samplePodBodies();
 const jsonBody = repeatJsonItems(json, count);
 const protobufBody = repeatProtobufItems(protobuf, count);
