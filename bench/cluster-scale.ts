@@ -194,6 +194,7 @@ function printResults(ctx: BenchContext, seeding: SeedTimes): void {
     [
       row("exec → first Pod of a new ReplicaSet", "first pod"),
       row("exec → garbage collector's monitors synced", "synced"),
+      row("kube-apiserver CPU from exec to the monitors synced", "apiserver sync cpu", cpu),
       row("right after the sync, a ReplicaSet scaled up: the write → its new Pod", "live scale"),
       row("RSS once idle", "idle rss", mebibytes),
       row("idle CPU", "idle cpu", (value) => `${value.toFixed(2)} CPU s/min`),
