@@ -232,4 +232,51 @@ describe("RestClient", () => {
       }
     });
   });
+
+  describe("an answer that asks to be retried is waited out and sent again, as client-go does", () => {
+    const answer = (status: number, retryAfter?: string) => new Response(JSON.stringify({ kind: "Status", code: status, message: `status ${status}` }), {
+      status,
+      headers: { "Content-Type": "application/json", ...(retryAfter === undefined ? {} : { "Retry-After": retryAfter }) },
+    });
+
+    test("429 and 5xx with Retry-After are sent again; the rate limiter and the write guard are asked each time", async () => {
+      const answers = [answer(429, "0"), answer(503, "0"), new Response('{"ok":true}', { status: 201 })];
+      let tokens = 0;
+      let guarded = 0;
+      const rest = new RestClient({
+        config: { server: "https://api.example:6443", tls: {}, authenticate: async () => ({}), namespace: "default", source: "test" },
+        fetch: async () => answers.shift() ?? answer(500),
+        throttle: { take: async () => void tokens++ },
+        userAgent: "kube-loom/test",
+        timeoutMs: 1000,
+        writeGuard: () => void guarded++,
+      });
+      expect(await rest.request({ method: "POST", path: "/api/v1/namespaces/d/pods", body: {} })).toEqual({ ok: true });
+      expect([tokens, guarded]).toEqual([3, 3]);
+    });
+
+    test("without Retry-After, or past ten retries, the error is thrown", async () => {
+      let sent = 0;
+      const noHeader = client(async () => {
+        sent++;
+        return answer(500);
+      });
+      await expect(noHeader.request({ method: "GET", path: "/api/v1/pods" })).rejects.toMatchObject({ code: 500 });
+      expect(sent).toBe(1);
+      sent = 0;
+      const always = client(async () => {
+        sent++;
+        return answer(429, "0");
+      });
+      await expect(always.request({ method: "GET", path: "/api/v1/pods" })).rejects.toMatchObject({ code: 429, retryAfterSeconds: 0 });
+      expect(sent).toBe(11);
+    });
+
+    test("the wait ends when the request is aborted", async () => {
+      const stop = new AbortController();
+      const pending = client(async () => answer(429, "60")).request({ method: "GET", path: "/api/v1/pods", signal: stop.signal, timeoutMs: null });
+      setTimeout(() => stop.abort(), 20);
+      await expect(pending).rejects.toBeDefined();
+    });
+  });
 });

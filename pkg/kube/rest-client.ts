@@ -208,12 +208,35 @@ export class RestClient {
     }
   }
 
+  /**
+   * Sends the request; an answer that asks to be retried (429, or a 5xx with Retry-After) is
+   * waited out and sent again, up to maxRetries times, as client-go does: each retry waits
+   * for the rate limiter again and, for a write, asks the write guard again.
+   */
   private async exchange(
     request: RestRequest,
     signal: AbortSignal | undefined,
     deadline: ProgressDeadline | undefined,
     throttled: boolean,
   ): Promise<Response> {
+    for (let retries = 0; ; retries++) {
+      const response = await this.sendOnce(request, signal, throttled);
+      if (response.status < 400) return response;
+      deadline?.headersArrived();
+      const waitSeconds = retries < maxRetries ? retryAfterSeconds(response) : undefined;
+      if (waitSeconds === undefined) {
+        const text = await errorBodyText(response);
+        throw ApiError.fromResponse(response.status, text, request.method, request.path, response.headers.get("Retry-After"));
+      }
+      await response.body?.cancel().catch(() => undefined);
+      await sleep(waitSeconds * 1000, signal).catch((err: unknown) => {
+        throw this.transportError(request, err);
+      });
+      deadline?.progress();
+    }
+  }
+
+  private async sendOnce(request: RestRequest, signal: AbortSignal | undefined, throttled: boolean): Promise<Response> {
     if (throttled) await this.options.throttle.take(signal);
     const url = this.server + request.path + queryString(request.query);
     const headers: Record<string, string> = {
@@ -238,11 +261,6 @@ export class RestClient {
       throw this.transportError(request, err);
     }
     this.observe(request.method, String(response.status), started);
-    if (response.status >= 400) {
-      deadline?.headersArrived();
-      const text = await errorBodyText(response);
-      throw ApiError.fromResponse(response.status, text, request.method, request.path, response.headers.get("Retry-After"));
-    }
     return response;
   }
 
@@ -377,6 +395,33 @@ async function* namingDecodeErrors<T>(events: AsyncGenerator<T>, request: RestRe
     if (err instanceof TransportError || (err instanceof Error && err.name === "AbortError")) throw err;
     throw decodeError(request, err);
   }
+}
+
+/** client-go's default: a request the server asks to retry is sent at most this many more times. */
+const maxRetries = 10;
+
+/** The seconds a 429, or a 5xx with Retry-After, asks to wait before sending again; undefined for any other answer. */
+function retryAfterSeconds(response: Response): number | undefined {
+  if (response.status !== 429 && response.status < 500) return undefined;
+  const header = response.headers.get("Retry-After");
+  if (header === null || !/^\d+$/.test(header.trim())) return undefined;
+  return Number(header.trim());
+}
+
+/** Resolves after `ms`, or rejects with the signal's reason once it aborts. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", abort);
+      resolve();
+    }, ms);
+    const abort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener("abort", abort, { once: true });
+  });
 }
 
 /** An error response's body as text: a protobuf Status is turned into its JSON, which ApiError reads. */
