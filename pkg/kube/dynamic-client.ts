@@ -105,8 +105,9 @@ export interface ListerWatcherScope {
   metadataOnly: boolean;
   /**
    * What the informer keeps of each object, asked at each list and watch (it is fixed when the
-   * informer starts): a protobuf answer is decoded into just that. JSON is parsed whole, and the
-   * informer projects it.
+   * informer starts; undefined: whole objects): a protobuf answer is decoded into just that, and
+   * without metadata.managedFields, which informers drop. JSON is parsed whole, and the informer
+   * projects it.
    */
   keptFields?: () => FieldTree | undefined;
 }
@@ -258,9 +259,11 @@ export class ResourceClient<T extends KubeObject> implements ListerWatcher<T> {
     return `${this.collectionPath()}/${encodeURIComponent(name)}`;
   }
 
+  /** An informer's lists and watches (keptFields given) leave out managedFields, which it drops anyway, and what it does not keep. */
   private decodeOptions(): DecodeOptions {
-    const fields = this.keptFields?.();
-    return fields ? { fields, withoutManagedFields: true } : {};
+    if (!this.keptFields) return {};
+    const fields = this.keptFields();
+    return fields ? { fields, withoutManagedFields: true } : { withoutManagedFields: true };
   }
 
   /**
