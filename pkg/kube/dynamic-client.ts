@@ -141,6 +141,7 @@ export class ResourceClient<T extends KubeObject> implements ListerWatcher<T> {
         query: toQuery(options),
         accept: this.accept(true),
         decode: this.decodeOptions(),
+        onUndecodable: this.refuseUnknownKinds,
         ...(signal ? { signal } : {}),
       }),
     );
@@ -162,17 +163,11 @@ export class ResourceClient<T extends KubeObject> implements ListerWatcher<T> {
    * ends the stream (after `timeoutSeconds`), the connection breaks (the iteration throws), or `signal` aborts it
    * (the iteration ends). To follow a collection for good, use an informer instead.
    */
-  async watch(options: WatchOptions, signal: AbortSignal): Promise<AsyncIterable<WatchEvent<T>>> {
-    const events = await this.rest.watch<T>(
-      {
-        path: this.collectionPath(),
-        query: toQuery(options),
-        accept: this.accept(false),
-        decode: this.decodeOptions(),
-      },
+  watch(options: WatchOptions, signal: AbortSignal): Promise<AsyncIterable<WatchEvent<T>>> {
+    return this.rest.watch<T>(
+      { path: this.collectionPath(), query: toQuery(options), accept: this.accept(false), decode: this.decodeOptions(), onUndecodable: this.refuseUnknownKinds },
       signal,
     );
-    return this.refuseProtobufOnUnknownKind(events);
   }
 
   /** Reads one object from the server (not from a cache). Throws ApiError 404 when it does not exist. */
@@ -182,6 +177,7 @@ export class ResourceClient<T extends KubeObject> implements ListerWatcher<T> {
         method: "GET",
         path: this.itemPath(name),
         accept: this.accept(false),
+        onUndecodable: this.refuseUnknownKinds,
         ...(signal ? { signal } : {}),
       }),
     );
@@ -276,24 +272,19 @@ export class ResourceClient<T extends KubeObject> implements ListerWatcher<T> {
     return protobuf && isBuiltInGroupVersion(apiVersionOf(this.gvr)) ? protobufOrJson : jsonMediaType;
   }
 
-  /** A protobuf answer of a type the schema does not know (a newer server's): asked again once, as JSON, and JSON from then on. */
+  /** A protobuf answer of a kind the schema lacks (a newer server's): this resource is read as JSON from then on. */
+  private readonly refuseUnknownKinds = (error: Error): void => {
+    for (let e: unknown = error; e instanceof Error; e = e.cause) if (e instanceof UnknownKindError) this.protobufRefused = true;
+  };
+
+  /** A read refused for an unknown protobuf kind is asked again at once, as JSON; a watch is opened again by its reflector. */
   private async fallBackOnce<R>(read: () => Promise<R>): Promise<R> {
+    const refusedBefore = this.protobufRefused;
     try {
       return await read();
     } catch (err) {
-      if (this.protobufRefused || !causedByUnknownKind(err)) throw err;
-      this.protobufRefused = true;
+      if (refusedBefore || !this.protobufRefused) throw err;
       return read();
-    }
-  }
-
-  /** A watch cannot be asked again from here: the reflector opens the next one, which asks for JSON. */
-  private async *refuseProtobufOnUnknownKind(events: AsyncIterable<WatchEvent<T>>): AsyncGenerator<WatchEvent<T>> {
-    try {
-      yield* events;
-    } catch (err) {
-      if (causedByUnknownKind(err)) this.protobufRefused = true;
-      throw err;
     }
   }
 
@@ -306,11 +297,6 @@ function nameOf(object: KubeObject): string {
   const name = object.metadata?.name;
   if (!name) throw new Error("object has no metadata.name");
   return name;
-}
-
-function causedByUnknownKind(err: unknown): boolean {
-  for (let e: unknown = err; e instanceof Error; e = e.cause) if (e instanceof UnknownKindError) return true;
-  return false;
 }
 
 function toQuery(options: ListOptions | WatchOptions): Record<string, QueryValue> {

@@ -9,10 +9,11 @@ import { kubernetesDecoder } from "./protobuf/kubernetes-decoder.ts";
 import { decodeProtobufList } from "./protobuf/list-stream-decoder.ts";
 import { type ApiContentType, isProtobufResponse, protobufMediaType } from "./protobuf/media-types.ts";
 import type { DecodeOptions } from "./protobuf/message-decoder.ts";
-import { decodeProtobufWatchEvents } from "./protobuf/watch-stream-decoder.ts";
+import { ProtobufWatchDecoder } from "./protobuf/watch-stream-decoder.ts";
 import type { Fetch } from "./transport.ts";
-import { decodeWatchEvents } from "./watch-decoder.ts";
+import { JsonWatchDecoder, type WatchDecoder } from "./watch-decoder.ts";
 import { errorMessage } from "../errors/expected-error.ts";
+import { TimeSlicer } from "../eventloop/time-slicer.ts";
 
 /** A query parameter's value; undefined leaves the parameter out. */
 export type QueryValue = string | number | boolean | undefined;
@@ -37,6 +38,8 @@ export interface RestRequest {
   signal?: AbortSignal;
   /** What to build of the objects of a protobuf answer (a JSON answer is parsed whole). */
   decode?: DecodeOptions;
+  /** Told about an answer that could not be decoded, before its DecodeError is thrown (e.g. to ask for JSON next time). */
+  onUndecodable?: (error: DecodeError) => void;
 }
 
 /** Waits until the client may send its next request. */
@@ -129,7 +132,7 @@ export class RestClient {
       return await decodeObjectList<T>(chunks);
     } catch (err) {
       if (err instanceof TransportError || request.signal?.aborted) throw err;
-      throw decodeError(get, err);
+      throw this.undecodable(get, err);
     }
   }
 
@@ -159,12 +162,33 @@ export class RestClient {
     const { response, deadline } = await this.start(get, false);
     deadline?.stop();
     if (!response.body) throw new TransportError(`watch ${request.path}: response has no body`, this.server, undefined);
-    // Read through bodyChunks, as a list is: a connection broken mid-stream is a TransportError here too.
-    const chunks = this.bodyChunks(get, response, undefined);
-    const events = isProtobufResponse(response.headers.get("Content-Type"))
-      ? decodeProtobufWatchEvents<T>(kubernetesDecoder(), chunks, request.decode)
-      : decodeWatchEvents<T>(chunks);
-    return quietOnAbort(namingDecodeErrors(events, get), signal);
+    const decoder: WatchDecoder<T> = isProtobufResponse(response.headers.get("Content-Type"))
+      ? new ProtobufWatchDecoder<T>(kubernetesDecoder(), request.decode)
+      : new JsonWatchDecoder<T>();
+    return this.watchEvents(get, response, decoder, signal);
+  }
+
+  /**
+   * The events of a watch body, in one generator (each layer of generators costs every event a
+   * few promises). Read through bodyChunks, as a list is: a connection broken mid-stream is a
+   * TransportError; what cannot be decoded is a DecodeError; the caller's abort ends it quietly.
+   */
+  private async *watchEvents<T extends KubeObject>(request: RestRequest, response: Response, decoder: WatchDecoder<T>, signal: AbortSignal): AsyncGenerator<WatchEvent<T>> {
+    // A streaming list delivers its whole collection as events, often already buffered.
+    const slicer = new TimeSlicer({ callsPerCheck: 32 });
+    try {
+      for await (const chunk of this.bodyChunks(request, response, undefined)) {
+        for (const event of decoder.push(chunk)) {
+          yield event;
+          if (slicer.due()) await slicer.yield();
+        }
+      }
+      yield* decoder.end();
+    } catch (err) {
+      if (signal.aborted) return;
+      if (err instanceof TransportError || (err instanceof Error && err.name === "AbortError")) throw err;
+      throw this.undecodable(request, err);
+    }
   }
 
   /** Sends the request under a progress deadline, armed now and re-armed when the headers arrive. */
@@ -264,12 +288,19 @@ export class RestClient {
     return response;
   }
 
+  /** A DecodeError naming the request, told to its onUndecodable. */
+  private undecodable(request: RestRequest, err: unknown): DecodeError {
+    const error = err instanceof DecodeError ? err : new DecodeError(`${request.method} ${request.path}${queryString(request.query)}: ${errorMessage(err)}`, { cause: err });
+    request.onUndecodable?.(error);
+    return error;
+  }
+
   /** Runs a body decoder; what it throws is a DecodeError naming the request. */
   private decodeBody<T>(request: RestRequest, decode: () => T): T {
     try {
       return decode();
     } catch (err) {
-      throw decodeError(request, err);
+      throw this.undecodable(request, err);
     }
   }
 
@@ -382,21 +413,6 @@ class ProgressDeadline {
   }
 }
 
-function decodeError(request: RestRequest, err: unknown): DecodeError {
-  if (err instanceof DecodeError) return err;
-  return new DecodeError(`${request.method} ${request.path}${queryString(request.query)}: ${errorMessage(err)}`, { cause: err });
-}
-
-/** Events of a watch whose decoding errors are DecodeErrors naming the request; a broken connection stays a TransportError. */
-async function* namingDecodeErrors<T>(events: AsyncGenerator<T>, request: RestRequest): AsyncGenerator<T> {
-  try {
-    yield* events;
-  } catch (err) {
-    if (err instanceof TransportError || (err instanceof Error && err.name === "AbortError")) throw err;
-    throw decodeError(request, err);
-  }
-}
-
 /** client-go's default: a request the server asks to retry is sent at most this many more times. */
 const maxRetries = 10;
 
@@ -446,14 +462,4 @@ function queryString(query: Record<string, QueryValue> | undefined): string {
 function anySignal(signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
   const present = signals.filter((s): s is AbortSignal => s !== undefined);
   return present.length <= 1 ? present[0] : AbortSignal.any(present);
-}
-
-/** Ends the iteration without an error when the caller's own signal aborted it. */
-async function* quietOnAbort<T>(events: AsyncGenerator<T>, signal: AbortSignal): AsyncGenerator<T> {
-  try {
-    yield* events;
-  } catch (err) {
-    if (signal.aborted) return;
-    throw err;
-  }
 }

@@ -1,5 +1,13 @@
 import { describe, expect, test } from "bun:test";
-import { decodeWatchEvents } from "./watch-decoder.ts";
+import type { KubeObject, WatchEvent } from "./objects.ts";
+import { JsonWatchDecoder } from "./watch-decoder.ts";
+
+/** Every event of the stream, as the REST client reads them. */
+async function* decodeWatchEvents(stream: ReadableStream<Uint8Array>): AsyncGenerator<WatchEvent<KubeObject>> {
+  const decoder = new JsonWatchDecoder();
+  for await (const chunk of stream) yield* decoder.push(chunk);
+  yield* decoder.end();
+}
 
 function streamOf(chunks: string[]): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();

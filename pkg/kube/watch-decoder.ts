@@ -1,27 +1,40 @@
 // Reads a watch response body: one JSON-encoded event per line (the API server's
-// "application/json;stream=watch").
-import { TimeSlicer } from "../eventloop/time-slicer.ts";
+// "application/json;stream=watch"). Fed chunk by chunk; returns the events each chunk completes.
 import type { KubeObject, WatchEvent } from "./objects.ts";
 
-/** Events of a JSON watch body, read from its chunks; a line that is not an event throws a one-line Error. */
-export async function* decodeWatchEvents<T extends KubeObject>(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<WatchEvent<T>> {
-  const decoder = new TextDecoder();
-  // A streaming list delivers its whole collection as events, often already buffered.
-  const slicer = new TimeSlicer({ callsPerCheck: 32 });
-  let buffered = "";
-  for await (const chunk of chunks) {
-    buffered += decoder.decode(chunk, { stream: true });
-    let newline = buffered.indexOf("\n");
+/** Turns the chunks of a watch body into events. A malformed event throws a one-line Error. */
+export interface WatchDecoder<T extends KubeObject> {
+  /** The events `chunk` completes, in order. */
+  push(chunk: Uint8Array): WatchEvent<T>[];
+  /** The events left at the end of the body; throws when it ended inside one. */
+  end(): WatchEvent<T>[];
+}
+
+export class JsonWatchDecoder<T extends KubeObject> implements WatchDecoder<T> {
+  private readonly text = new TextDecoder();
+  private buffered = "";
+
+  push(chunk: Uint8Array): WatchEvent<T>[] {
+    this.buffered += this.text.decode(chunk, { stream: true });
+    const events: WatchEvent<T>[] = [];
+    let start = 0;
+    let newline = this.buffered.indexOf("\n");
     while (newline >= 0) {
-      const line = buffered.slice(0, newline).trim();
-      buffered = buffered.slice(newline + 1);
-      if (line) yield parseEvent<T>(line);
-      if (slicer.due()) await slicer.yield();
-      newline = buffered.indexOf("\n");
+      const line = this.buffered.slice(start, newline).trim();
+      if (line) events.push(parseEvent<T>(line));
+      start = newline + 1;
+      newline = this.buffered.indexOf("\n", start);
     }
+    this.buffered = this.buffered.slice(start);
+    return events;
   }
-  const rest = (buffered + decoder.decode()).trim();
-  if (rest) yield parseEvent<T>(rest);
+
+  end(): WatchEvent<T>[] {
+    // A last line without its newline still counts.
+    const rest = (this.buffered + this.text.decode()).trim();
+    this.buffered = "";
+    return rest ? [parseEvent<T>(rest)] : [];
+  }
 }
 
 function parseEvent<T extends KubeObject>(line: string): WatchEvent<T> {

@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { bytesField, enveloped, intField, messageField, stringField } from "../../../test/support/protobuf-wire.ts";
 import { decodeProtobufList } from "./list-stream-decoder.ts";
 import { MessageDecoder } from "./message-decoder.ts";
-import { decodeProtobufWatchEvents } from "./watch-stream-decoder.ts";
+import type { KubeObject, WatchEvent } from "../objects.ts";
+import { ProtobufWatchDecoder } from "./watch-stream-decoder.ts";
 import { WireFormatError } from "./wire-reader.ts";
 import type { WireSchema } from "./wire-schema.ts";
 
@@ -33,6 +34,13 @@ const schema: WireSchema = {
   },
 };
 const decoder = new MessageDecoder(schema);
+
+/** Every event of the stream, as the REST client reads them. */
+async function* decodeProtobufWatchEvents(messages: MessageDecoder, body: ReadableStream<Uint8Array>): AsyncGenerator<WatchEvent<KubeObject>> {
+  const watch = new ProtobufWatchDecoder(messages);
+  for await (const chunk of body) yield* watch.push(chunk);
+  yield* watch.end();
+}
 
 const thing = (name: string, value: string) => [...messageField(1, stringField(1, name), stringField(6, "7")), ...stringField(2, value)];
 const list = enveloped("v1", "ThingList", [...messageField(1, stringField(2, "42")), ...bytesField(2, thing("a", "x")), ...bytesField(2, thing("b", "y".repeat(300)))]);
