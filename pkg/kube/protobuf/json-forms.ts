@@ -5,26 +5,26 @@ import { Buffer } from "node:buffer";
 /** metav1.Time: RFC 3339 in UTC, whole seconds ("2026-11-27T20:14:53Z"); the zero time is null. */
 export function timeJson(seconds: number, nanos: number): string | null {
   if (seconds === 0 && nanos === 0) return null;
-  return cachedSeconds(seconds) + "Z";
+  return cachedSeconds(seconds);
 }
 
 /** metav1.MicroTime: RFC 3339 in UTC with six fractional digits, always ("…T20:14:53.000120Z"); the zero time is null. */
 export function microTimeJson(seconds: number, nanos: number): string | null {
   if (seconds === 0 && nanos === 0) return null;
-  return `${cachedSeconds(seconds)}.${String(Math.floor(nanos / 1000)).padStart(6, "0")}Z`;
+  return `${cachedSeconds(seconds).slice(0, -1)}.${String(Math.floor(nanos / 1000)).padStart(6, "0")}Z`;
 }
 
 // Objects listed together share a few timestamps (created, started, conditions in the same
-// seconds): formatted once each. Bounded: cleared when full.
+// seconds): formatted once each, and the cached objects share the one string. Bounded: cleared when full.
 const formatted = new Map<number, string>();
 const formattedLimit = 4096;
 
-/** "2026-11-27T20:14:53" for a Unix time in seconds. */
+/** "2026-11-27T20:14:53Z" for a Unix time in seconds. */
 function cachedSeconds(seconds: number): string {
   let text = formatted.get(seconds);
   if (text === undefined) {
     if (formatted.size >= formattedLimit) formatted.clear();
-    text = formatSeconds(seconds);
+    text = `${formatSeconds(seconds)}Z`;
     formatted.set(seconds, text);
   }
   return text;

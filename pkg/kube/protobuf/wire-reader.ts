@@ -16,6 +16,21 @@ const twoTo32 = 4294967296;
 /** Node's Buffer (Bun's, Deno's) decodes a slice of UTF-8 several times faster than TextDecoder; utf8Slice is its fast path. */
 type TextBuffer = Buffer & { utf8Slice?: (start: number, end: number) => string };
 
+// Short strings repeat across the objects of a list (namespaces, label keys and values, phases,
+// condition types and statuses). Kept objects share one copy of each, as JSON.parse's own string
+// cache gives them; the copy just decoded is young garbage. Bounded: cleared when full.
+const internedBytes = 24;
+const internedLimit = 16_384;
+const recentStrings = new Map<string, string>();
+
+function interned(value: string): string {
+  const known = recentStrings.get(value);
+  if (known !== undefined) return known;
+  if (recentStrings.size >= internedLimit) recentStrings.clear();
+  recentStrings.set(value, value);
+  return value;
+}
+
 export class WireReader {
   /** The next byte to read. */
   pos: number;
@@ -110,13 +125,14 @@ export class WireReader {
     return value;
   }
 
-  /** A length-delimited UTF-8 string. */
+  /** A length-delimited UTF-8 string; a short one that was read recently is that same string. */
   string(): string {
     const end = this.delimitedEnd();
     const start = this.pos;
     this.pos = end;
     const text = (this.text ??= Buffer.from(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength) as TextBuffer);
-    return text.utf8Slice ? text.utf8Slice(start, end) : text.toString("utf8", start, end);
+    const value = text.utf8Slice ? text.utf8Slice(start, end) : text.toString("utf8", start, end);
+    return end - start <= internedBytes ? interned(value) : value;
   }
 
   /** Skips a field of wire type `wireType` whose tag was just read. */
