@@ -115,11 +115,6 @@ export class MessageDecoder {
     return this.schema.kinds[`${apiVersion}/${kind}`];
   }
 
-  /** True when the schema has the message. */
-  has(messageName: string): boolean {
-    return messageName in this.schema.messages;
-  }
-
   /** Decodes `bytes[start, end)` as `messageName`. Throws WireFormatError for bytes that are not such a message. */
   decode(messageName: string, bytes: Uint8Array, options: DecodeOptions = {}, start = 0, end = bytes.length): Record<string, unknown> {
     const reader = new WireReader(bytes, start, end);
