@@ -1,13 +1,14 @@
 // Unstructured access to any group/version/resource — CRDs, and every type the garbage
-// collector meets. Objects stay plain JSON. A ResourceClient is also a ListerWatcher.
+// collector meets. Objects are plain JSON objects, whether they came as JSON or protobuf. A
+// ResourceClient is also a ListerWatcher.
 import { TimeSlicer } from "../eventloop/time-slicer.ts";
+import type { FieldTree } from "./field-tree.ts";
 import { type GroupVersionResource, apiVersionOf } from "./gvr.ts";
 import type { ListOptions, ListerWatcher, WatchOptions } from "./list-watch.ts";
 import type { KubeObject, ObjectList, Status, WatchEvent } from "./objects.ts";
 import { UnknownKindError } from "./protobuf/envelope.ts";
 import { isBuiltInGroupVersion } from "./protobuf/kubernetes-decoder.ts";
 import { jsonMediaType, metadataAccept, protobufMediaType, protobufOrJson } from "./protobuf/media-types.ts";
-import type { FieldTree } from "./field-tree.ts";
 import type { DecodeOptions } from "./protobuf/message-decoder.ts";
 import type { QueryValue, RestClient } from "./rest-client.ts";
 
