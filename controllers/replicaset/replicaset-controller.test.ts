@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { noopReconcileObserver, type ReconcileOutcome } from "../../pkg/controller/reconcile-observer.ts";
 import type { EventRecorder } from "../../pkg/events/recorder.ts";
 import { SharedInformerFactory } from "../../pkg/informer/factory.ts";
 import type { ListerWatcher } from "../../pkg/kube/list-watch.ts";
@@ -18,6 +19,7 @@ let informers: SharedInformerFactory;
 let running: Promise<void>;
 let context: ControllerContext;
 const events: string[] = [];
+const outcomes: ReconcileOutcome[] = [];
 
 const recorder: EventRecorder = {
   eventf: (_regarding, _related, _type, reason) => void events.push(reason),
@@ -26,13 +28,17 @@ const recorder: EventRecorder = {
 beforeEach(async () => {
   api = new FakeReplicaSetApi();
   events.length = 0;
+  outcomes.length = 0;
   stop = new AbortController();
   informers = new SharedInformerFactory({
     listerWatcherFor: (gvr) => (gvr.resource === "pods" ? api.pods : api.replicaSets) as unknown as ListerWatcher,
     defaultResyncMs: 0,
   });
   const descriptor = replicaSetControllerDescriptor;
-  context = testControllerContext({ client: await api.client(), informers, events: recorder, descriptor });
+  context = {
+    ...testControllerContext({ client: await api.client(), informers, events: recorder, descriptor }),
+    reconcileObserver: { ...noopReconcileObserver, finished: (_loop, _key, outcome) => void outcomes.push(outcome) },
+  };
   ({ running } = await runControllerForTest(descriptor, context, stop.signal));
 });
 
@@ -126,6 +132,9 @@ describe("ReplicaSetController reads its own writes", () => {
     // A new generation while the Pod watch lags: kube-controller-manager 1.33 wrote a status from the stale cache.
     await scale(4);
     await waitUntil(async () => (await staleSyncSkipsOfPods()) >= 2, "the sync put off and retried", 10_000, 5);
+    // A wait for the cache, not a failure: requeued without counting a reconcile error.
+    expect(outcomes).toContain("requeue");
+    expect(outcomes).not.toContain("error");
     expect(api.count("PUT", statusWrites)).toBe(firstStatusWrites);
     expect(api.count("POST", podCreates)).toBe(3);
     expect((await storedReplicaSet()).status?.observedGeneration).toBe(1);
