@@ -10,7 +10,7 @@
 // node:test file under node --test (both Nodes) and deno test, with KUBEBUILDER_ASSETS naming the
 // project's binaries by envtest's names.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { delimiter, dirname, join, resolve } from "node:path";
 import type { KubeClient } from "../../pkg/kube/client.ts";
 import { isNotFound } from "../../pkg/kube/errors.ts";
@@ -176,6 +176,15 @@ describe("kube-loom installed from its npm tarball", () => {
     expect(await run([tsc, "--noEmit", "-p", "tsconfig.json", "--exactOptionalPropertyTypes"], project)).toBe("");
     expect(await run([tsc, "-p", "tsconfig.bun.json"], project)).toBe("");
   }, 240_000);
+
+  test("ships source maps and declaration maps whose sources are in the package", () => {
+    const compiled = join(project, "node_modules/kube-loom/dist/npm");
+    for (const map of ["mod.js.map", "mod.d.ts.map", "pkg/testing/mod.js.map", "cmd/kube-loom/main.js.map"]) {
+      const { sources } = JSON.parse(readFileSync(join(compiled, map), "utf8")) as { sources: string[] };
+      expect(sources.length).toBeGreaterThan(0);
+      for (const source of sources) expect(existsSync(join(dirname(join(compiled, map)), source))).toBe(true);
+    }
+  });
 
   test("Deno type-checks the examples against the package's declarations", async () => {
     await run([bin("deno"), "check", "--config", "deno.json", "examples/annotation-scaler/main.ts", "examples/configmap-mirror/main.ts", "examples/secret-replicator/main.ts"], project);
