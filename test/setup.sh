@@ -15,6 +15,8 @@ if [ ! -x node_modules/.bin/bun ] || [ ! -x node_modules/node/bin/node ] || [ pa
   echo "setup: npm ci (versions pinned by package-lock.json)" >&2
   npm ci --no-audit --no-fund --loglevel=error
 fi
+# The oldest Node package.json claims, beside the pinned one: the packed-package test runs on both.
+echo "setup: Node $(./node_modules/.bin/bun test/support/minimum-node.ts)" >&2
 
 # Go compiles on the CPU while apt-get mostly downloads: side by side they take the time of the builds alone.
 # KUBE_VERSION picks the release (default the newest); SKEW_VERSION adds another release's API server.

@@ -83,14 +83,14 @@ export class ChaosMonkey {
       case "leader-kill":
       case "leader-stop": {
         const leader = await this.#leader();
-        if (!leader) return this.tally.fault(`${fault} skipped (no leader)`);
+        if (!leader) return this.tally.faultSkipped(fault, "no leader");
         this.tally.fault(fault);
         await leader.terminate(fault === "leader-kill" ? "SIGKILL" : "SIGTERM");
         return;
       }
       case "leader-freeze": {
         const leader = await this.#leader();
-        if (!leader) return this.tally.fault(`${fault} skipped (no leader)`);
+        if (!leader) return this.tally.faultSkipped(fault, "no leader");
         this.tally.fault(fault);
         await leader.freeze(leaseTimings.leaseDurationMs + this.random.int(2_000, 5_000));
         return;

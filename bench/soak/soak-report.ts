@@ -9,6 +9,7 @@ export function printSoakReport(result: SoakResult): void {
   const { tally, podExcess, convergence, options } = result;
   const counts: string[][] = [["kind", "type", "count"]];
   for (const [type, count] of sorted(tally.faults)) counts.push(["fault", type, String(count)]);
+  for (const [type, count] of sorted(tally.skippedFaults)) counts.push(["fault skipped", type, String(count)]);
   for (const [type, { ok, failed }] of sorted(tally.operations)) counts.push(["operation", type, failed ? `${ok} (+${failed} failed)` : String(ok)]);
   for (const [cause, count] of sorted(result.replicaExits)) counts.push(["replica exit", cause, String(count)]);
   for (const [type, count] of sorted(tally.allowed)) counts.push(["allowed race", type, String(count)]);

@@ -1,5 +1,6 @@
-// What the soak counts while it runs: faults injected, workload operations (and how many the
-// API refused or could not take during a fault), and violations with the evidence for each.
+// What the soak counts while it runs: faults injected (and those skipped, e.g. a leader fault
+// while none leads), workload operations (and how many the API refused or could not take during
+// a fault), and violations with the evidence for each.
 
 export interface Violation {
   type: string;
@@ -12,7 +13,10 @@ export interface Violation {
 const evidencePerType = 20;
 
 export class SoakTally {
+  /** Faults injected, by type. */
   readonly faults = new Map<string, number>();
+  /** Faults that found nothing to act on, by type: not injected, so not in `faults`. */
+  readonly skippedFaults = new Map<string, number>();
   readonly operations = new Map<string, { ok: number; failed: number; lastError?: string }>();
   /** Outcomes that look like violations but are races upstream accepts too; counted, not failed. */
   readonly allowed = new Map<string, number>();
@@ -28,6 +32,11 @@ export class SoakTally {
   fault(type: string): void {
     this.faults.set(type, (this.faults.get(type) ?? 0) + 1);
     console.error(`[soak ${this.elapsedSeconds().toFixed(1)}s] fault: ${type}`);
+  }
+
+  faultSkipped(type: string, why: string): void {
+    this.skippedFaults.set(type, (this.skippedFaults.get(type) ?? 0) + 1);
+    console.error(`[soak ${this.elapsedSeconds().toFixed(1)}s] fault skipped: ${type} (${why})`);
   }
 
   /** `error`: why it failed (the API server was down, a connection was cut, …); undefined when it succeeded. */

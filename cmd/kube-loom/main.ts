@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 // kube-loom: a kube-controller-manager in TypeScript. Wiring only; see pkg/manager.
 import { builtinControllers } from "../../controllers/registry.ts";
 import { runCommand } from "../../pkg/manager/run-command.ts";

@@ -83,7 +83,14 @@ describe("KubeObjectApi", () => {
 
   test("a dependent already gone is not an error", async () => {
     const { api } = await setup([{ status: 404 }]);
-    await api.removeOwnerReferences(configMap, ["uid-a"]);
+    await expect(api.removeOwnerReferences(configMap, ["uid-a"])).resolves.toBeUndefined();
+  });
+
+  test("any other error is passed on, for the dependent to be tried again", async () => {
+    for (const status of [403, 409, 422]) {
+      const { api } = await setup([{ status }]);
+      await expect(api.removeOwnerReferences(configMap, ["uid-a"])).rejects.toMatchObject({ name: "ApiError", code: status });
+    }
   });
 
   test("deletes with the UID and resourceVersion preconditions and the policy", async () => {

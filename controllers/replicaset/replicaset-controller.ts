@@ -4,7 +4,7 @@
 // observed), then write the status and schedule the next look for Pods about to become available.
 import { type Clock, realClock } from "../../pkg/clock/clock.ts";
 import type { SetupContext } from "../../pkg/builder/build-controller.ts";
-import { TerminalError } from "../../pkg/controller/reconciler.ts";
+import { type Requeue, TerminalError } from "../../pkg/controller/reconciler.ts";
 import type { EventRecorder } from "../../pkg/events/recorder.ts";
 import {
   controllerRefIndex,
@@ -111,8 +111,8 @@ export class ReplicaSetController {
     this.podIndexer = pods.informer.getIndexer();
   }
 
-  async reconcile({ key }: { key: string }): Promise<void> {
-    this.ensureCachesShowOwnWrites(key);
+  async reconcile({ key }: { key: string }): Promise<Requeue | undefined> {
+    if (!this.cachesShowOwnWrites(key)) return { requeue: true };
     const { namespace, name } = splitMetaNamespaceKey(key);
     const rs = this.replicaSets.namespace(namespace).get(name);
     if (!rs) {
@@ -143,13 +143,20 @@ export class ReplicaSetController {
     if (recheckMs !== undefined) this.queue.addAfter(key, recheckMs);
   }
 
-  /** Puts the sync off (to be retried with backoff) while a cache has not seen this controller's last write for the ReplicaSet. */
-  private ensureCachesShowOwnWrites(key: string): void {
+  /**
+   * False while a cache has not seen this controller's last write for the ReplicaSet: the sync is
+   * put off, to be retried with backoff. A normal wait, not a failure: logged at debug level, as
+   * kube-controller-manager logs it at a high verbosity, and counted as a skip, not an error.
+   */
+  private cachesShowOwnWrites(key: string): boolean {
     try {
       this.ownWrites.ensureCaughtUp(key);
+      return true;
     } catch (err) {
-      if (err instanceof StaleCacheError) this.metrics.staleSyncSkipped(err.resource);
-      throw err;
+      if (!(err instanceof StaleCacheError)) throw err;
+      this.metrics.staleSyncSkipped(err.resource);
+      this.logger.debug({ replicaSet: key, reason: err.message }, "sync put off until the cache shows this controller's own write");
+      return false;
     }
   }
 

@@ -81,6 +81,7 @@ export async function buildController<T extends KubeObject>(spec: ControllerSpec
     workqueueMetrics: context.workqueueMetrics,
     reconcileObserver: context.reconcileObserver,
     logger,
+    ...(context.clock && { clock: context.clock }),
   });
   const primary = spec.primary && new PrimaryResource(core, spec.primary, context);
   const cached = (key: string) => primary?.cached(key);

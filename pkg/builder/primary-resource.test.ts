@@ -1,10 +1,12 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import pino from "pino";
 import { FakeListerWatcher } from "../../test/support/fake-lister-watcher.ts";
 import { eventually } from "../../test/support/eventually.ts";
 import { obj } from "../../test/support/objects.ts";
 import { testControllerContext } from "../../test/support/controller-context.ts";
 import type { EventRecorder } from "../events/recorder.ts";
 import { SharedInformerFactory } from "../informer/factory.ts";
+import { waitForNamedCacheSync } from "../informer/wait-for-cache-sync.ts";
 import type { KubeClient } from "../kube/client.ts";
 import type { ListerWatcher } from "../kube/list-watch.ts";
 import { controller } from "./controller-builder.ts";
@@ -15,6 +17,7 @@ const establishedCrd = obj("widgets.example.com", {}, {
   status: { conditions: [{ type: "Established", status: "True" }] },
 });
 
+const pinoInfo = 30;
 let stop = new AbortController();
 afterEach(() => stop.abort());
 
@@ -46,4 +49,36 @@ describe("primary resource behind a CRD gate", () => {
     expect(caches).toHaveLength(2);
     await eventually(() => caches.every((cache) => cache.hasSynced()), "the primary's cache synced without start");
   });
+
+  test("a controller waiting for its CRD says so at info: installing the controller first is a normal order", async () => {
+    stop = new AbortController();
+    const logs = await startGatedController(new FakeListerWatcher());
+    await eventually(() => logs.length > 0, "the wait logged");
+    expect(logs).toEqual([{ level: pinoInfo, msg: expect.stringContaining("CustomResourceDefinition is not installed") }]);
+  });
 });
+
+/** Starts a controller of widgets behind a CRD gate as the manager would (once the CRD informer synced); resolves with its log lines. */
+async function startGatedController(crds: FakeListerWatcher): Promise<{ level: number; msg: string }[]> {
+  const collections: Record<string, FakeListerWatcher> = { customresourcedefinitions: crds, widgets: new FakeListerWatcher() };
+  const informers = new SharedInformerFactory({
+    listerWatcherFor: (gvr) => collections[gvr.resource] as unknown as ListerWatcher,
+    defaultResyncMs: 0,
+  });
+  const logs: { level: number; msg: string }[] = [];
+  const logger = pino({ level: "debug", base: undefined, timestamp: false }, {
+    write: (line: string) => void logs.push(pickLevelAndMessage(JSON.parse(line))),
+  });
+  const descriptor = controller("t").for(widgets, { waitForCrd: true }).complete(() => async () => undefined);
+  const events: EventRecorder = { eventf: () => undefined };
+  const runnable = await descriptor.create({ ...testControllerContext({ client: {} as KubeClient, informers, events, descriptor }), logger });
+  if (!runnable) throw new Error("the controller declined to start");
+  informers.start(stop.signal);
+  await waitForNamedCacheSync("t", runnable.caches ?? [], stop.signal);
+  void runnable.start(stop.signal, stop.signal);
+  return logs;
+}
+
+function pickLevelAndMessage({ level, msg }: { level: number; msg: string }): { level: number; msg: string } {
+  return { level, msg };
+}

@@ -65,8 +65,10 @@ export class PrimaryResource<T extends KubeObject> {
     const { gate } = this;
     if (!gate || this.cache) return true;
     const { logger } = this.context;
+    // Info, not a warning: installing a controller before its CRD is a normal order of deployment
+    // (kube-controller-manager, too, tells of a wait for caches at info).
     if (!gate.isEstablished) {
-      logger.warn({ crd: gate.crdName }, `the ${gate.crdName} CustomResourceDefinition is not installed (or not established); the controller stays idle until it is`);
+      logger.info({ crd: gate.crdName }, `the ${gate.crdName} CustomResourceDefinition is not installed (or not established); the controller stays idle until it is`);
     }
     if (!(await gate.wait(stop))) return false;
     this.connectOnce();

@@ -51,7 +51,7 @@ export async function finalizer<T extends KubeObject>(
   }
   if (!held) return;
   const result = await handlers.cleanup(object);
-  if (result && result.requeueAfterMs > 0) return result;
+  if (result && ("requeue" in result || result.requeueAfterMs > 0)) return result;
   await removeFinalizer(target, object, finalizerName);
   return;
 }

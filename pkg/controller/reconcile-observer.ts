@@ -5,7 +5,7 @@
 import { ignoringCalls } from "../noop/ignoring-calls.ts";
 
 /** How a reconcile ended, as controller-runtime's controller_runtime_reconcile_total labels it. */
-export type ReconcileOutcome = "success" | "error" | "requeue_after" | "terminal_error";
+export type ReconcileOutcome = "success" | "error" | "requeue" | "requeue_after" | "terminal_error";
 
 /** `loop` is the runner's name (the `controller` label of controller-runtime's metrics). */
 export interface ReconcileObserver {

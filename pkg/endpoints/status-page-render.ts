@@ -69,7 +69,7 @@ export function renderStatus(snapshot: StatusSnapshot): string {
         "adds",
         count(loop.adds),
         "num",
-      )}${cell("retries", count(loop.retries), "num")}${cell("reconciles", count(o.success + o.requeueAfter + failed), "num")}${cell(
+      )}${cell("retries", count(loop.retries), "num")}${cell("reconciles", count(o.success + o.requeue + o.requeueAfter + failed), "num")}${cell(
         "errors",
         count(failed),
         failed > 0 ? "num bad" : "num",

@@ -33,7 +33,7 @@ const snapshot: StatusSnapshot = {
           depth: 1,
           adds: 12,
           retries: 1,
-          outcomes: { success: 10, error: 1, requeueAfter: 0, terminalError: 0 },
+          outcomes: { success: 10, error: 1, requeue: 0, requeueAfter: 0, terminalError: 0 },
           ratePerSecond: 0.18,
           p50Seconds: 0.004,
           p99Seconds: 0.25,

@@ -2,6 +2,7 @@
 // constructor that takes shared machinery from the context. Built-in controllers and users'
 // own controllers register the same way.
 import type { Registry } from "prom-client";
+import type { Clock } from "../clock/clock.ts";
 import type { ReconcileObserver } from "../controller/reconcile-observer.ts";
 import type { EventRecorder } from "../events/recorder.ts";
 import type { SharedInformerFactory } from "../informer/factory.ts";
@@ -38,6 +39,8 @@ export interface ControllerContext {
   values: FlagValues;
   /** This process's leader-election identity (hostname_uuid). */
   identity: string;
+  /** What the controller's workqueue and reconciles tell time by. Default: the real clock; tests pass a fake. */
+  clock?: Clock | undefined;
 }
 
 /**

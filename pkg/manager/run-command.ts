@@ -8,6 +8,7 @@ import { type Program, resolveProgram } from "../options/program.ts";
 import { UsageError } from "../options/usage-error.ts";
 import type { ControllerDescriptor } from "./controller-descriptor.ts";
 import { Manager } from "./manager.ts";
+import { shutdownSignal } from "./shutdown-signal.ts";
 
 /**
  * The whole program: parses `argv` (flags, --config, --controllers), then runs the chosen controllers
@@ -34,18 +35,12 @@ export async function runCommand(argv: readonly string[], controllers: readonly 
   const logger = createLogger(options.logging);
   logger.info({ version, controllers: options.enabledControllers }, `starting ${name}`);
 
-  const terminate = new AbortController();
-  for (const signal of ["SIGTERM", "SIGINT"] as const) {
-    process.once(signal, () => {
-      logger.info({ signal }, "shutting down");
-      terminate.abort();
-    });
-  }
+  const terminated = shutdownSignal(logger);
   try {
-    const reason = await new Manager({ name, version }, options, controllers, logger).run(terminate.signal);
+    const reason = await new Manager({ name, version }, options, controllers, logger).run(terminated);
     return reason === "terminated" ? 0 : 1;
   } catch (err) {
-    if (terminate.signal.aborted) return 0;
+    if (terminated.aborted) return 0;
     if (!isExpectedError(err)) {
       logger.fatal({ err }, `${name} failed`);
       return 1;

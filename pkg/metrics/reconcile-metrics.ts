@@ -13,7 +13,7 @@ const durationBuckets = [
 /** Registers the seven `controller_runtime_*` metrics on `registry`; create one per registry. */
 export function prometheusReconcileMetrics(registry: Registry): ReconcileObserver {
   const labelNames = ["controller"] as const;
-  const total = counter(registry, "controller_runtime_reconcile_total", "Reconciliations finished, by controller and result (success, error, requeue_after).", ["controller", "result"]);
+  const total = counter(registry, "controller_runtime_reconcile_total", "Reconciliations finished, by controller and result (success, error, requeue, requeue_after).", ["controller", "result"]);
   const errors = counter(registry, "controller_runtime_reconcile_errors_total", "Reconciliations that failed, terminally or to be retried, by controller.", labelNames);
   const terminal = counter(registry, "controller_runtime_terminal_reconcile_errors_total", "Reconciliations that failed with a TerminalError and are not retried, by controller.", labelNames);
   const panics = counter(registry, "controller_runtime_reconcile_panics_total", "Reconciliations that threw a programming error (a panic in Go terms), by controller.", labelNames);

@@ -7,11 +7,12 @@ describe("ReconcileActivity", () => {
   test("counts outcomes and takes p50/p99 and the slowest key over the recent samples only", () => {
     const activity = new ReconcileActivity(new FakeClock(), { samples: 4, errors: 5 });
     activity.finished("old", "success", 100);
+    activity.finished("wait", "requeue", 0.01);
     for (const [key, seconds] of [["a", 0.1], ["b", 0.2], ["c", 0.3], ["d", 0.4]] as const) activity.finished(key, "success", seconds);
     activity.finished("e", "requeue_after", 0.05);
     const summary = activity.summary();
-    expect(summary.outcomes).toEqual({ success: 5, error: 0, requeueAfter: 1, terminalError: 0 });
-    // "old" and "a" were pushed out of the four-sample ring.
+    expect(summary.outcomes).toEqual({ success: 5, error: 0, requeue: 1, requeueAfter: 1, terminalError: 0 });
+    // "old", "wait" and "a" were pushed out of the four-sample ring.
     expect(summary.sampleCount).toBe(4);
     expect(summary.p50Seconds).toBe(0.2);
     expect(summary.p99Seconds).toBe(0.4);

@@ -26,7 +26,7 @@ export type ReconcileActivitySummary = Pick<
 const rateWindowSeconds = 60;
 
 export class ReconcileActivity {
-  private readonly outcomes: ReconcileOutcomeCounts = { success: 0, error: 0, requeueAfter: 0, terminalError: 0 };
+  private readonly outcomes: ReconcileOutcomeCounts = { success: 0, error: 0, requeue: 0, requeueAfter: 0, terminalError: 0 };
   // Two parallel rings rather than an object per reconcile: this runs after every reconcile, and a
   // key is turned into text only when the page asks (a garbage-collector key is a graph node).
   private readonly sampleKeys: unknown[] = [];
@@ -98,6 +98,7 @@ export class ReconcileActivity {
 const outcomeField: Record<ReconcileOutcome, keyof ReconcileOutcomeCounts> = {
   success: "success",
   error: "error",
+  requeue: "requeue",
   requeue_after: "requeueAfter",
   terminal_error: "terminalError",
 };

@@ -77,7 +77,7 @@ describe("StatusBoard", () => {
         adds: 2,
         // The failed key waits out its backoff on the fake clock.
         retries: 1,
-        outcomes: { success: 1, error: 1, requeueAfter: 0, terminalError: 0 },
+        outcomes: { success: 1, error: 1, requeue: 0, requeueAfter: 0, terminalError: 0 },
         sampleCount: 2,
         lastErrors: [{ at: clock.now(), key: "ns/bad", message: "the API server said no", terminal: false }],
       }),

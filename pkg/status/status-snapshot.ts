@@ -102,6 +102,8 @@ export interface ReconcileLoopStatus extends ReconcileLoopSnapshot {
 export interface ReconcileOutcomeCounts {
   success: number;
   error: number;
+  /** Waits with backoff that are no failure (a Requeue result). */
+  requeue: number;
   requeueAfter: number;
   terminalError: number;
 }

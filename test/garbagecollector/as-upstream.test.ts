@@ -153,7 +153,7 @@ describe("garbage collector as kube-controller-manager v1.37", () => {
     await expect(listed.list({})).rejects.toThrow("conversion webhook");
   }, 180_000);
 
-  test("started while that resource cannot be listed, the collector starts its workers anyway after at most 30 s, as upstream", async () => {
+  test("started while that resource cannot be listed, the collector starts its workers anyway once it waited 30 s for the monitors, as upstream", async () => {
     const ns = "broken-at-start";
     await ensureNamespace(client, ns);
     expect(await kubeLoom.stop()).toBe(0);
@@ -162,8 +162,13 @@ describe("garbage collector as kube-controller-manager v1.37", () => {
     await createConfigMap(client, ns, "dependent", { ownerReferences: [referenceTo(owner, { blockOwnerDeletion: true })] });
     await kubectl(controlPlane, ["delete", "configmap", "owner", "-n", ns, "--cascade=foreground", "--wait=false"]);
     await waitUntil(async () => (await configMapNames(client, ns)).length === 0, "the foreground deletion to finish", 90_000);
-    const warning = kubeLoomLogs().find((line) => line.msg?.startsWith("not all resource monitors synced in time"));
+    const logs = kubeLoomLogs();
+    const warning = logs.find((line) => line.msg?.startsWith("not all resource monitors synced in time"));
     expect(warning?.unsynced).toEqual(["gadgets.v1.broken.example.com"]);
+    // 30 s after the collector began to wait, which is a few seconds after the process started.
+    const waitedSeconds = (Date.parse(warning?.time ?? "") - Date.parse(logs[0]?.time ?? "")) / 1000;
+    expect(waitedSeconds).toBeGreaterThanOrEqual(30);
+    expect(waitedSeconds).toBeLessThan(40);
   }, 180_000);
 });
 
@@ -200,6 +205,8 @@ function podDeletes(ns: string): Record<string, number> {
 }
 
 interface LogLine {
+  /** ISO 8601. */
+  time?: string;
   msg?: string;
   item?: unknown;
   propagationPolicy?: unknown;

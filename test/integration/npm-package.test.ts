@@ -3,13 +3,15 @@
 // published declarations with a plain strict tsconfig, with exactOptionalPropertyTypes, as a Bun
 // project and under Deno; the examples then run against the real control plane with leader
 // election on each runtime — compiled to JavaScript by tsc and run on Node 24 (the pinned `node`
-// devDependency), compiled into single executables by `bun build --compile`, and under `deno run`
-// — and are judged by what they do to the cluster. Last, kube-loom/testing from the package: the
-// examples' own tests under bun test, and a node:test file under node --test and deno test, with
-// KUBEBUILDER_ASSETS naming the project's binaries by envtest's names.
+// devDependency) and on the oldest Node that package.json claims (test/support/minimum-node.ts),
+// compiled into single executables by `bun build --compile`, and under `deno run` — and are judged
+// by what they do to the cluster; `npx kube-loom` runs the command from the package on both Nodes.
+// Last, kube-loom/testing from the package: the examples' own tests under bun test, and a
+// node:test file under node --test (both Nodes) and deno test, with KUBEBUILDER_ASSETS naming the
+// project's binaries by envtest's names.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { delimiter, join, resolve } from "node:path";
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { delimiter, dirname, join, resolve } from "node:path";
 import type { KubeClient } from "../../pkg/kube/client.ts";
 import { isNotFound } from "../../pkg/kube/errors.ts";
 import { type ObjectOf, resources } from "../../pkg/kube/gvr.ts";
@@ -18,14 +20,22 @@ import { kubebuilderAssets } from "../controlplane/kubebuilder-assets.ts";
 import { createOwnedTempDir, removeOwnedTempDir } from "../controlplane/owned-temp-dir.ts";
 import { waitUntil } from "../support/eventually.ts";
 import { KubeLoomProcess } from "../support/kube-loom-binary.ts";
+import { minimumNode, minimumNodeVersion } from "../support/minimum-node.ts";
 import { ensureNamespace, fastClient } from "./informer-fixtures.ts";
 
 const repoRoot = resolve(import.meta.dir, "../..");
 const bin = (name: string) => join(repoRoot, "node_modules/.bin", name);
 const node = join(repoRoot, "node_modules/node/bin/node");
 const manifest = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string; devDependencies: Record<string, string> };
-// Every `node` the project's commands start (npm's own included) is the pinned Node 24, not the machine's.
-const projectEnv = { ...process.env, PATH: `${join(repoRoot, "node_modules/node/bin")}${delimiter}${process.env.PATH ?? ""}` };
+/** Every `node` a command started with this environment starts (npm's own included) is `binary`, not the machine's. */
+const envWithNode = (binary: string) => ({ ...process.env, PATH: `${dirname(binary)}${delimiter}${process.env.PATH ?? ""}` });
+const projectEnv = envWithNode(node);
+
+/** The Nodes the package runs on in these tests: the pinned one, and the oldest package.json claims. */
+const nodes = [
+  { name: "Node 24", binary: async () => node, reports: "Node.js v24." },
+  { name: `Node ${minimumNodeVersion}`, binary: minimumNode, reports: `Node.js v${minimumNodeVersion}` },
+];
 
 type ConfigMap = ObjectOf<typeof resources.configMaps>;
 type Deployment = ObjectOf<typeof resources.deployments>;
@@ -167,6 +177,15 @@ describe("kube-loom installed from its npm tarball", () => {
     expect(await run([tsc, "-p", "tsconfig.bun.json"], project)).toBe("");
   }, 240_000);
 
+  test("ships source maps and declaration maps whose sources are in the package", () => {
+    const compiled = join(project, "node_modules/kube-loom/dist/npm");
+    for (const map of ["mod.js.map", "mod.d.ts.map", "pkg/testing/mod.js.map", "cmd/kube-loom/main.js.map"]) {
+      const { sources } = JSON.parse(readFileSync(join(compiled, map), "utf8")) as { sources: string[] };
+      expect(sources.length).toBeGreaterThan(0);
+      for (const source of sources) expect(existsSync(join(dirname(join(compiled, map)), source))).toBe(true);
+    }
+  });
+
   test("Deno type-checks the examples against the package's declarations", async () => {
     await run([bin("deno"), "check", "--config", "deno.json", "examples/annotation-scaler/main.ts", "examples/configmap-mirror/main.ts", "examples/secret-replicator/main.ts"], project);
   }, 240_000);
@@ -195,13 +214,23 @@ describe("kube-loom installed from its npm tarball", () => {
     expect((await deployments.get("typo")).spec?.replicas).toBe(1);
   }
 
-  test("annotation-scaler compiled by tsc, on Node 24: scales to the annotation, reports a bad value with an Event, serves HTTPS", async () => {
-    await run([bin("tsc"), "-p", "tsconfig.node.json"], project);
-    const example = await startExample("annotation-scaler-node", [node, join(project, "build/examples/annotation-scaler/main.js")]);
-    expect(await runtimeOf(example)).toStartWith("Node.js v24.");
-    await expectScaling("scaler-node");
-    await stopLast();
-  }, 240_000);
+  let compiledForNode: Promise<string> | undefined;
+  for (const [index, { name, binary, reports }] of nodes.entries()) {
+    test(`annotation-scaler compiled by tsc, on ${name}: scales to the annotation, reports a bad value with an Event, serves HTTPS`, async () => {
+      compiledForNode ??= run([bin("tsc"), "-p", "tsconfig.node.json"], project);
+      await compiledForNode;
+      const example = await startExample(`annotation-scaler-node-${index}`, [await binary(), join(project, "build/examples/annotation-scaler/main.js")]);
+      expect(await runtimeOf(example)).toStartWith(reports);
+      await expectScaling(`scaler-node-${index}`);
+      await stopLast();
+    }, 240_000);
+
+    test(`npx kube-loom runs the command from the package on ${name}`, async () => {
+      const env = envWithNode(await binary());
+      expect(await run(["npx", "--no-install", "kube-loom", "--version"], project, env)).toBe(`kube-loom v${manifest.version}\n`);
+      expect(await run(["npx", "--no-install", "kube-loom", "--help"], project, env)).toContain("Usage:\n  kube-loom [flags]");
+    }, 120_000);
+  }
 
   test("configmap-mirror, compiled by bun build --compile: copies follow the source into labelled namespaces, are repaired, and go with it", async () => {
     const example = await startExample("configmap-mirror", [await compileExample("configmap-mirror")], ["--mirror-source=mirror-src/shared"]);
@@ -270,12 +299,14 @@ describe("kube-loom/testing imported by package name", () => {
     expect(report).toMatch(/Ran \d+ tests across 3 files/);
   }, 480_000);
 
-  test("under node --test: a user's node:test file starts the environment and runs a controller", async () => {
-    writeFileSync(join(project, "scaler.node-test.mjs"), nodeTestFile);
-    const report = await runReport([node, "--test", "--test-reporter=tap", "--test-timeout=240000", "scaler.node-test.mjs"]);
-    expect(report).toContain("# pass 1");
-    expect(report).toContain("# fail 0");
-  }, 300_000);
+  for (const { name, binary } of nodes) {
+    test(`under node --test on ${name}: a user's node:test file starts the environment and runs a controller`, async () => {
+      writeFileSync(join(project, "scaler.node-test.mjs"), nodeTestFile);
+      const report = await runReport([await binary(), "--test", "--test-reporter=tap", "--test-timeout=240000", "scaler.node-test.mjs"]);
+      expect(report).toContain("# pass 1");
+      expect(report).toContain("# fail 0");
+    }, 300_000);
+  }
 
   test("under deno test: the same node:test file", async () => {
     writeFileSync(join(project, "scaler.node-test.mjs"), nodeTestFile);

@@ -295,13 +295,13 @@ describe("HTTPS with delegated authentication and authorization", () => {
   }, 180_000);
 
   // Last: it stops the API server.
-  test("with the API server gone, a token not seen before is refused with 401 at once and the probes still answer", async () => {
+  test("with the API server gone, a token not seen before is refused with 401 at once (under 3 s, no timeout waited out) and the probes still answer", async () => {
     await controlPlane.stopApiserver();
     const started = performance.now();
     expect((await get("/metrics", { token: "never-seen-before" })).status).toBe(401);
-    const refusedAfterMs = performance.now() - started;
+    // The refused connection fails the TokenReview at once: the review's 5 s timeout (REVIEW_TIMEOUT_MS) is not waited out.
+    expect(performance.now() - started).toBeLessThan(3_000);
     expect((await get("/livez")).status).toBe(200);
-    console.log(`401 with the API server down after ${Math.round(refusedAfterMs)} ms`);
     expect(kubeLoom.logs()).toContain("the TokenReview failed");
   }, 120_000);
 });

@@ -95,6 +95,23 @@ describe("ReconcileRunner: controller-runtime's reconcile contract", () => {
     await h.finished;
   });
 
+  test("a requeue waits with the same backoff as an error, but is counted as a requeue, not an error", async () => {
+    let waits = 2;
+    const h = harness(async () => (waits-- > 0 ? { requeue: true } : undefined));
+    h.queue.add("a");
+    await turns();
+    expect(h.queue.numRequeues("a")).toBe(1);
+    await h.clock.advance(5);
+    await turns();
+    expect(h.queue.numRequeues("a")).toBe(2);
+    await h.clock.advance(10);
+    await turns();
+    expect(h.outcomes).toEqual(["requeue", "requeue", "success"]);
+    expect(h.queue.numRequeues("a")).toBe(0);
+    h.stop.abort();
+    await h.finished;
+  });
+
   test("a TerminalError is counted but not retried", async () => {
     const h = harness(async () => {
       throw new TerminalError("spec.cidr is not a CIDR");

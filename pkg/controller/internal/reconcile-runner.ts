@@ -118,7 +118,10 @@ export class ReconcileRunner<K> {
     const seconds = () => (this.clock.monotonic() - started) / 1000;
     try {
       const result = await reconciler.reconcile(key, abort);
-      if (result && result.requeueAfterMs > 0) {
+      if (result && "requeue" in result) {
+        queue.addRateLimited(key);
+        this.finished(key, "requeue", seconds());
+      } else if (result && result.requeueAfterMs > 0) {
         queue.forget(key);
         queue.addAfter(key, result.requeueAfterMs);
         this.finished(key, "requeue_after", seconds());
