@@ -272,6 +272,16 @@ describe("RestClient", () => {
       expect(sent).toBe(11);
     });
 
+    test("a wait as long as the request's timeout is not begun: the server's answer is thrown", async () => {
+      let sent = 0;
+      const longWait = client(async () => {
+        sent++;
+        return answer(429, "30");
+      }, [], 1000);
+      await expect(longWait.request({ method: "GET", path: "/api/v1/pods" })).rejects.toMatchObject({ code: 429, retryAfterSeconds: 30 });
+      expect(sent).toBe(1);
+    });
+
     test("the wait ends when the request is aborted", async () => {
       const stop = new AbortController();
       const pending = client(async () => answer(429, "60")).request({ method: "GET", path: "/api/v1/pods", signal: stop.signal, timeoutMs: null });

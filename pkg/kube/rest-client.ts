@@ -248,7 +248,8 @@ export class RestClient {
       if (response.status < 400) return response;
       deadline?.headersArrived();
       const waitSeconds = retries < maxRetries ? retryAfterSeconds(response) : undefined;
-      if (waitSeconds === undefined) {
+      // A wait the request's timeout would cut short is not begun: the server's answer says more than a timeout would.
+      if (waitSeconds === undefined || (deadline !== undefined && waitSeconds * 1000 >= deadline.ms)) {
         const text = await errorBodyText(response);
         throw ApiError.fromResponse(response.status, text, request.method, request.path, response.headers.get("Retry-After"));
       }
@@ -382,7 +383,10 @@ class ProgressDeadline {
   private lastProgress = performance.now();
   private waitingFor = "no response headers within";
 
-  constructor(private readonly ms: number) {
+  constructor(
+    /** How long the request may go without progress. */
+    readonly ms: number,
+  ) {
     this.arm(ms);
   }
 
