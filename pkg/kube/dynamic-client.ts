@@ -70,12 +70,12 @@ export class DynamicClient {
   constructor(private readonly rest: RestClient) {}
 
   /** A client for one resource, in one namespace or (namespace undefined) across all / cluster-scoped. */
-  resource<T extends KubeObject = KubeObject>(gvr: GroupVersionResource, namespace?: string): ResourceClient<T> {
+  resource<T extends KubeObject = KubeObject>(gvr: GroupVersionResource<T>, namespace?: string | undefined): ResourceClient<T> {
     return new ResourceClient<T>(this.rest, gvr, namespace, false);
   }
 
   /** Like `resource`, but every read returns PartialObjectMetadata. */
-  metadata(gvr: GroupVersionResource, namespace?: string): ResourceClient<PartialObjectMetadata> {
+  metadata(gvr: GroupVersionResource, namespace?: string | undefined): ResourceClient<PartialObjectMetadata> {
     return new ResourceClient<PartialObjectMetadata>(this.rest, gvr, namespace, true);
   }
 

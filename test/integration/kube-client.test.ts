@@ -126,7 +126,7 @@ describe("kube client on Bun against a real API server", () => {
       const events = (await configMaps.watch({ resourceVersion: metadata?.resourceVersion }, stop.signal))[Symbol.asyncIterator]();
       // All at once, as a ReplicaSet's batch of creates comes.
       const payload = "x".repeat(1500);
-      await Promise.all(Array.from({ length: 1000 }, (_, i) => configMaps.create({ metadata: { name: `cm-${i}` }, data: { payload } } as KubeObject)));
+      await Promise.all(Array.from({ length: 1000 }, (_, i) => configMaps.create({ metadata: { name: `cm-${i}` }, data: { payload } })));
       await Bun.sleep(1000);
       const seen = new Set<string>();
       while (seen.size < 1000) {
