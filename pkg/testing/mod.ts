@@ -18,6 +18,8 @@ export type { RunningControllers, RunOptions } from "./run-controllers.ts";
 export { eventually, type EventuallyOptions } from "./eventually.ts";
 export type { InstallCrdsOptions } from "./install-crds.ts";
 export type { CustomResourceDefinition } from "./crd-files.ts";
+export { defaultAssetsCacheDir, setupAssets, type SetupAssetsOptions } from "./setup-assets.ts";
+export { type KubernetesVersion, SUPPORTED_KUBERNETES_VERSIONS } from "./control-plane-releases.ts";
 
 // The pieces underneath, for tests that need more than the environment.
 export { ControlPlane, type ControlPlaneOptions, type KubeconfigOptions, type KubectlOptions, type KubectlResult } from "./control-plane.ts";

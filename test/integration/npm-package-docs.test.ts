@@ -1,13 +1,14 @@
 // The docs as a user reads them from node_modules: the packed package ships README.md, docs/ and
-// the examples its links name, and every ```ts block of README.md and docs/*.md type-checks
+// the examples its links name, and its kube-loom-testing-assets command works as documented
+// (over binaries this repository already built: a build takes minutes). Every ```ts block of README.md and docs/*.md type-checks
 // against the package's declarations under the strictest settings a project may use. A block
 // marked ```ts fragment (a signature, not a program) is skipped. Each block is its own module;
 // they sit beside the configmap-mirror example's controller, which the testing block imports.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createOwnedTempDir, removeOwnedTempDir } from "../controlplane/owned-temp-dir.ts";
-import { bin, projectWithPackedKubeLoom, run } from "../support/packed-package.ts";
+import { bin, projectEnv, projectWithPackedKubeLoom, repoRoot, run } from "../support/packed-package.ts";
 import { codeBlocks } from "../support/markdown-code-blocks.ts";
 
 const strictest = {
@@ -79,4 +80,15 @@ describe("the docs in the npm package", () => {
     writeFileSync(join(project, "tsconfig.json"), JSON.stringify(strictest, null, 2));
     expect(await run([bin("tsc"), "-p", "tsconfig.json"], project).catch((err: Error) => err.message)).toBe("");
   }, 120_000);
+
+  test("`npx kube-loom-testing-assets 1.37` prints KUBEBUILDER_ASSETS naming a folder with a runnable kube-apiserver of that release", async () => {
+    const cacheDir = join(workDir, "assets-cache");
+    mkdirSync(join(cacheDir, "bin"), { recursive: true });
+    for (const name of ["etcd-v3.7.0", "kube-apiserver-v1.37.2"]) symlinkSync(join(repoRoot, ".cache/bin", name), join(cacheDir, "bin", name));
+    const line = await run(["npx", "--no-install", "kube-loom-testing-assets", "1.37", "--cache-dir", cacheDir], project);
+    expect(line).toBe(`KUBEBUILDER_ASSETS=${join(cacheDir, "kubebuilder-assets/v1.37.2")}\n`);
+    const assets = line.trim().slice("KUBEBUILDER_ASSETS=".length);
+    expect(await run([join(assets, "kube-apiserver"), "--version"], project, projectEnv)).toContain("Kubernetes v1.37.2");
+    expect(await run([join(assets, "etcd"), "--version"], project, projectEnv)).toContain("etcd Version: 3.7.0");
+  }, 60_000);
 });
