@@ -61,6 +61,7 @@ export type { InformerScope, ResourceInformer, SharedInformerFactory } from "./p
 export type { ResourceEventHandler } from "./pkg/informer/event-handler.ts";
 export { metaNamespaceKeyFunc, splitMetaNamespaceKey } from "./pkg/informer/keys.ts";
 export type { Lister, NamespaceLister } from "./pkg/informer/lister.ts";
+export type { IndexedStore, IndexFunc, Indexers, Store } from "./pkg/informer/store.ts";
 export { type LabelSelector, parseSelector, type Selector, selectorFromLabelSelector } from "./pkg/labels/selector.ts";
 
 // Events.
