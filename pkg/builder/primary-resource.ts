@@ -21,19 +21,19 @@ const untilShutdown = new AbortController().signal;
 /** Options of `for`: which objects of the primary resource, and which of their events, queue keys; `I` names its indexes. */
 export interface ForOptions<T extends KubeObject, I extends string = string> {
   /** Which part of the collection (namespace, selectors); default: everything. */
-  scope?: InformerScope;
+  scope?: InformerScope | undefined;
   /** Events some predicate rejects queue nothing, e.g. `[generationChanged]` to ignore status-only updates. */
-  predicates?: readonly Predicate<T>[];
+  predicates?: readonly Predicate<T>[] | undefined;
   /** A custom resource: stay idle until its CustomResourceDefinition is established, then start without a restart. */
-  waitForCrd?: boolean;
+  waitForCrd?: boolean | undefined;
   /** Replay every cached object this often (ms), or as often as an int/duration flag says; 0: never. Default: the factory's resync. */
-  resyncPeriod?: number | FlagDefinition<number>;
+  resyncPeriod?: number | FlagDefinition<number> | undefined;
   /**
    * Indexes of the primary cache by name: each function returns the values an object is filed under,
    * e.g. the "namespace/name" of each ConfigMap a Deployment mounts. A `watches` map function looks
    * primaries up by them with `primariesByIndex(name, value)`.
    */
-  indexers?: Record<I, IndexFunc<T>>;
+  indexers?: Record<I, IndexFunc<T>> | undefined;
 }
 
 export interface Primary<T extends KubeObject> {

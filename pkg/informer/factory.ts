@@ -17,11 +17,11 @@ import { SharedIndexInformer, type SharedIndexInformerOptions } from "./shared-i
 /** Which part of a collection an informer sees. */
 export interface InformerScope {
   /** undefined: the factory's namespace; "": all namespaces (or a cluster-scoped resource). */
-  namespace?: string;
+  namespace?: string | undefined;
   /** Only objects whose labels match, e.g. "app=web". */
-  labelSelector?: string;
+  labelSelector?: string | undefined;
   /** Only objects whose fields match, e.g. "spec.nodeName=node-1". */
-  fieldSelector?: string;
+  fieldSelector?: string | undefined;
 }
 
 /** What `listerWatcherFor` is asked for: the scope, resolved, and whether only metadata is wanted. */
@@ -70,7 +70,7 @@ export interface ReadOptions {
    * the union of its readers' fields, or whole objects when one of them declares none. Declare
    * them before the informers start: a started cache cannot widen.
    */
-  fields?: readonly FieldPath[];
+  fields?: readonly FieldPath[] | undefined;
 }
 
 /** An informer with a lister over its cache. */
