@@ -121,6 +121,13 @@ describe("controller builder", () => {
     expect(keys().slice(3)).toEqual(["ns/w1"]);
   });
 
+  test.each(["resyncPeriodMs", "resyncPeriod"] as const)("for() with %p: cached objects are reconciled again that often", async (option) => {
+    const { keys, reconcile } = recording();
+    await run(controller("t").for(resources.pods, { [option]: 1000 }).complete(() => reconcile), { pods: new FakeListerWatcher([obj("ns/a")]) });
+    await eventually(() => keys().length >= 2, "a resync", 3000);
+    expect(new Set(keys())).toEqual(new Set(["ns/a"]));
+  });
+
   test("the controller declares exactly the caches it reads, and starts no sooner than they sync", async () => {
     const pods = new FakeListerWatcher([obj("ns/a")]);
     pods.failNextList(new Error("pods is forbidden"));

@@ -27,6 +27,8 @@ export interface ForOptions<T extends KubeObject, I extends string = string> {
   /** A custom resource: stay idle until its CustomResourceDefinition is established, then start without a restart. */
   waitForCrd?: boolean | undefined;
   /** Replay every cached object this often (ms), or as often as an int/duration flag says; 0: never. Default: the factory's resync. */
+  resyncPeriodMs?: number | FlagDefinition<number> | undefined;
+  /** @deprecated The old name of `resyncPeriodMs` (which `owns` and `watches` use too). */
   resyncPeriod?: number | FlagDefinition<number> | undefined;
   /**
    * Indexes of the primary cache by name: each function returns the values an object is filed under,
@@ -95,7 +97,7 @@ export class PrimaryResource<T extends KubeObject> {
 
   private connect(): void {
     const { resource, options } = this.primary;
-    const { resyncPeriod } = options;
+    const resyncPeriod = options.resyncPeriodMs ?? options.resyncPeriod;
     const resyncPeriodMs = resyncPeriod === undefined || typeof resyncPeriod === "number" ? resyncPeriod : this.context.values.get(resyncPeriod);
     this.cache = this.core.watch(resource, enqueueMapped<T>(this.core.queue, ownKey), {
       ...(options.scope && { scope: options.scope }),

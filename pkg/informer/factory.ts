@@ -66,9 +66,11 @@ export interface SharedInformerFactoryOptions {
 export interface ReadOptions {
   /**
    * The fields it reads (besides metadata, which is always kept), as dotted paths such as
-   * "status.phase"; a path through an array applies to each element. The shared informer keeps
-   * the union of its readers' fields, or whole objects when one of them declares none. Declare
-   * them before the informers start: a started cache cannot widen.
+   * "status.phase"; a path through an array applies to each element. `[]` reads metadata only:
+   * the cache keeps apiVersion, kind and metadata of each object (still listed whole; for a
+   * metadata-only list and watch, see `forMetadata`). Absent: whole objects. The shared informer
+   * keeps the union of its readers' fields, or whole objects when one of them gives no `fields`.
+   * Declare them before the informers start: a started cache cannot widen.
    */
   fields?: readonly FieldPath[] | undefined;
 }
