@@ -1,7 +1,8 @@
 /**
  * kube-loom/testing: envtest for kube-loom. Start a real etcd and kube-apiserver from a test,
  * install CRDs, run controllers in the test's process as the manager would, wait for what they do.
- * Works under bun:test, node:test and Deno.test alike.
+ * Works under bun:test, node:test and Deno.test alike. The binaries: `export $(npx kube-loom-testing-assets 1.37)`
+ * (or `setupAssets`) builds etcd and kube-apiserver of that release once and prints `KUBEBUILDER_ASSETS=<folder>`.
  *
  * ```ts
  * const env = await TestEnvironment.start({ crds: ["config/crd"] });   // KUBEBUILDER_ASSETS names the binaries
