@@ -38,8 +38,28 @@ export { createKubeClient, type KubeClient, withRateLimit } from "./pkg/kube/cli
 export { type ClientConfig, loadClientConfig } from "./pkg/kube/client-config.ts";
 export type { TypedClients } from "./pkg/kube/typed-clients.ts";
 export { ApiError, DecodeError, isAlreadyExists, isConflict, isForbidden, isInvalid, isNotFound, TransportError } from "./pkg/kube/errors.ts";
-export { apiVersionOf, type GroupVersionResource, groupOf, type ObjectOf, resources, resourceType, type ResourceType } from "./pkg/kube/gvr.ts";
-export type { KubeObject, ObjectMeta, OwnerReference, Wire } from "./pkg/kube/objects.ts";
+export type {
+  DeleteOptions,
+  DynamicClient,
+  PartialObjectMetadata,
+  PatchOptions,
+  PatchType,
+  ResourceClient,
+  WriteOptions,
+} from "./pkg/kube/dynamic-client.ts";
+export type { ApiResource, DiscoveryClient } from "./pkg/kube/discovery.ts";
+export type { ListOptions, WatchOptions } from "./pkg/kube/list-watch.ts";
+export {
+  apiVersionOf,
+  type BuiltinResources,
+  type GroupVersionResource,
+  groupOf,
+  type ObjectOf,
+  resources,
+  resourceType,
+  type ResourceType,
+} from "./pkg/kube/gvr.ts";
+export type { KubeObject, ListMeta, ObjectList, ObjectMeta, OwnerReference, Status, WatchEvent, WatchEventType, Wire } from "./pkg/kube/objects.ts";
 export { controllerRefOf, isControlledBy } from "./pkg/kube/owner-references.ts";
 
 // What most reconciles write with: a finalizer, server-side apply, owner references.
@@ -57,10 +77,11 @@ export {
 } from "./pkg/kube/controller-reference.ts";
 
 // Informers and their caches.
-export type { InformerScope, ResourceInformer, SharedInformerFactory } from "./pkg/informer/factory.ts";
+export type { InformerScope, ReadOptions, ResourceInformer, SharedInformerFactory } from "./pkg/informer/factory.ts";
 export type { ResourceEventHandler } from "./pkg/informer/event-handler.ts";
 export { metaNamespaceKeyFunc, splitMetaNamespaceKey } from "./pkg/informer/keys.ts";
 export type { Lister, NamespaceLister } from "./pkg/informer/lister.ts";
+export type { IndexedStore, IndexFunc, Indexers, Store } from "./pkg/informer/store.ts";
 export { type LabelSelector, parseSelector, type Selector, selectorFromLabelSelector } from "./pkg/labels/selector.ts";
 
 // Events.

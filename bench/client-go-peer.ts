@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { binaryCacheDir } from "../test/controlplane/binaries.ts";
-import { withBuildLock } from "../test/controlplane/build-lock.ts";
+import { withBuildLock } from "../pkg/testing/build-lock.ts";
 import { dyingWithThisProcess } from "../test/controlplane/daemon-process.ts";
 
 const sourceDir = resolve(import.meta.dir, "client-go-peer");

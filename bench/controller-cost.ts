@@ -51,10 +51,10 @@ async function createObjects(client: KubeClient): Promise<void> {
   await inParallel(Array.from({ length: owners }, (_, i) => i), 32, async (i) => {
     const namespace = `team-${i % 10}`;
     const configMaps = client.dynamic.resource(resources.configMaps, namespace);
-    const owner = await configMaps.create({ metadata: { name: `owner-${i}` }, data: { payload: "x".repeat(256) } } as KubeObject);
+    const owner = await configMaps.create({ metadata: { name: `owner-${i}` }, data: { payload: "x".repeat(256) } });
     const ref = { apiVersion: "v1", kind: "ConfigMap", name: `owner-${i}`, uid: owner.metadata?.uid ?? "" };
     for (let j = 0; j < 9 && i * 10 + j + 1 < objects; j++) {
-      await configMaps.create({ metadata: { name: `owner-${i}-${j}`, ownerReferences: [ref] }, data: { payload: "x".repeat(256) } } as KubeObject);
+      await configMaps.create({ metadata: { name: `owner-${i}-${j}`, ownerReferences: [ref] }, data: { payload: "x".repeat(256) } });
     }
   });
   console.error(`created ${objects} ConfigMaps in ${((performance.now() - started) / 1000).toFixed(0)} s`);

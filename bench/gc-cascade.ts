@@ -80,9 +80,9 @@ async function createCluster(client: KubeClient): Promise<void> {
   await inParallel(Array.from({ length: owners }, (_, i) => i), 32, async (i) => {
     const namespace = `team-${i % 50}`;
     const configMaps = client.dynamic.resource(resources.configMaps, namespace);
-    const owner = await configMaps.create({ metadata: { name: `owner-${i}` }, data: { payload: "x".repeat(16) } } as KubeObject);
+    const owner = await configMaps.create({ metadata: { name: `owner-${i}` }, data: { payload: "x".repeat(16) } });
     for (let j = 0; j < 9 && i * 10 + j + 1 < objects; j++) {
-      await configMaps.create({ metadata: { name: `owner-${i}-${j}`, ownerReferences: [ownerRef(owner)] }, data: { payload: "x".repeat(16) } } as KubeObject);
+      await configMaps.create({ metadata: { name: `owner-${i}-${j}`, ownerReferences: [ownerRef(owner)] }, data: { payload: "x".repeat(16) } });
     }
   });
   console.error(`created ${objects} ConfigMaps (${owners} owners) in ${((performance.now() - started) / 1000).toFixed(0)} s`);

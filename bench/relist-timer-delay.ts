@@ -52,7 +52,7 @@ async function main(objects: number): Promise<void> {
     const configMaps = client.dynamic.resource(resources.configMaps, namespace);
     const started = performance.now();
     await inParallel(Array.from({ length: objects }, (_, i) => `cm-${i}`), 64, (name) =>
-      configMaps.create({ metadata: { name }, data: { payload: "x".repeat(64) } } as KubeObject),
+      configMaps.create({ metadata: { name }, data: { payload: "x".repeat(64) } }),
     );
     console.error(`created ${objects} ConfigMaps in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     const tokenKubeconfig = await clientNodeKubeconfig(controlPlane);

@@ -74,10 +74,10 @@ async function createConfigMapTrees(client: KubeClient, shape: ClusterShape): Pr
   await inParallel(indices(shape.configMapOwners), parallel, async (i) => {
     const { namespace, name } = configMapOwnerAt(shape, i);
     const configMaps = client.dynamic.resource(resources.configMaps, namespace);
-    const owner = await configMaps.create({ metadata: { name }, data: { payload } } as KubeObject);
+    const owner = await configMaps.create({ metadata: { name }, data: { payload } });
     const ownerReferences = [{ apiVersion: "v1", kind: "ConfigMap", name, uid: owner.metadata?.uid ?? "" }];
     for (let j = 0; j < shape.dependentsPerOwner; j++) {
-      await configMaps.create({ metadata: { name: `${name}-${j}`, ownerReferences }, data: { payload } } as KubeObject);
+      await configMaps.create({ metadata: { name: `${name}-${j}`, ownerReferences }, data: { payload } });
     }
   });
 }

@@ -38,7 +38,7 @@ async function collectOneOfEachKind(client: KubeClient, scope: CaseScope): Promi
   const ownerReferences = [{ apiVersion: apiVersionOf(clusterThing), kind: clusterThing.kind, name: owner.metadata?.name ?? "", uid: owner.metadata?.uid ?? "" }];
   const dependentTypes = [resources.configMaps, resources.secrets, thing];
   for (const type of dependentTypes) {
-    await client.dynamic.resource(type, namespace).create({ apiVersion: apiVersionOf(type), kind: type.kind, metadata: { name: "dependent", ownerReferences } } as KubeObject);
+    await client.dynamic.resource(type, namespace).create({ apiVersion: apiVersionOf(type), kind: type.kind, metadata: { name: "dependent", ownerReferences } });
   }
   await client.dynamic.resource(clusterThing).delete(owner.metadata?.name ?? "");
   await waitUntil(

@@ -28,7 +28,7 @@ export function networkController(provider?: NetworkProvider): ControllerDescrip
     .flags(...networkControllerFlags)
     .workers(concurrentNetworkSyncsFlag)
     .rateLimiter(providerErrorRateLimiter)
-    .for(networkGVR, { waitForCrd: true, predicates: [networkNeedsReconcile], resyncPeriod: networkResyncPeriodFlag })
+    .for(networkGVR, { waitForCrd: true, predicates: [networkNeedsReconcile], resyncPeriodMs: networkResyncPeriodFlag })
     .complete((context) => {
       const { logger, queue } = context;
       const chosen = provider ? instrumentedNetworkProvider(provider, context.metrics) : createNetworkProvider(context);

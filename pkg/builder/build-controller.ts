@@ -58,8 +58,8 @@ export interface SetupContext<T extends KubeObject> extends ControllerContext {
 /** `complete`'s argument: runs once per process, before the informers start, and returns the reconciler. */
 export type Setup<T extends KubeObject> = (context: SetupContext<T>) => ReconcilerLike<T> | Promise<ReconcilerLike<T>>;
 
-/** One `owns` or `watches`: connects itself to the core. */
-export type WatchSpec = (core: Controller, context: MapContext) => void;
+/** One `owns` or `watches`: connects itself to the core. The context's index names are checked where the map function is given. */
+export type WatchSpec = (core: Controller, context: MapContext<KubeObject, string>) => void;
 
 export interface ControllerSpec<T extends KubeObject> {
   name: string;
@@ -85,7 +85,8 @@ export async function buildController<T extends KubeObject>(spec: ControllerSpec
   });
   const primary = spec.primary && new PrimaryResource(core, spec.primary, context);
   const cached = (key: string) => primary?.cached(key);
-  for (const watch of spec.watches) watch(core, { values, primaryObjects: () => primary?.list() ?? [] });
+  const mapContext = mapContextOver(primary, values);
+  for (const watch of spec.watches) watch(core, mapContext);
   const reconciler = await spec.setup({
     ...context,
     queue: core.queue,
@@ -107,5 +108,14 @@ export async function buildController<T extends KubeObject>(spec: ControllerSpec
       for (const key of spec.startKeys) core.queue.add(key);
       await core.run(stop, abort);
     },
+  };
+}
+
+/** What the map functions of `watches` read the primary cache through; empty until it exists. */
+function mapContextOver<T extends KubeObject>(primary: PrimaryResource<T> | undefined, values: MapContext["values"]): MapContext<T, string> {
+  return {
+    values,
+    primaryObjects: () => primary?.list() ?? [],
+    primariesByIndex: (index, value) => primary?.byIndex(index, value) ?? [],
   };
 }

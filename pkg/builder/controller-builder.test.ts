@@ -92,6 +92,42 @@ describe("controller builder", () => {
     expect(new Set(keys())).toEqual(new Set(["ns/for-settings"]));
   });
 
+  test("for() with indexers: a watches map function finds the primaries filed under a value, by an index name the types know", async () => {
+    const usesAnnotation = "example.com/uses";
+    const configMapOf = (widget: KubeObject) => {
+      const used = widget.metadata?.annotations?.[usesAnnotation];
+      return used ? [`${widget.metadata?.namespace}/${used}`] : [];
+    };
+    const widgetObjects = new FakeListerWatcher([
+      obj("ns/w1", { annotations: { [usesAnnotation]: "shared" } }),
+      obj("ns/w2", { annotations: { [usesAnnotation]: "other" } }),
+      obj("other/w3", { annotations: { [usesAnnotation]: "shared" } }),
+    ]);
+    const configMaps = new FakeListerWatcher();
+    const { keys, reconcile } = recording();
+    const descriptor = controller("t")
+      .for(widgets, { indexers: { configMap: configMapOf } })
+      .watches(resources.configMaps, (cm, { primariesByIndex }) => {
+        // @ts-expect-error: only the indexes for() declared can be looked up (never called: an unknown index throws)
+        void (() => primariesByIndex("owner", "x"));
+        return primariesByIndex("configMap", `${cm.metadata?.namespace}/${cm.metadata?.name}`).map((widget) => `${widget.metadata?.namespace}/${widget.metadata?.name}`);
+      })
+      .complete(() => reconcile);
+    await run(descriptor, { widgets: widgetObjects, configmaps: configMaps });
+    await eventually(() => keys().length === 3, "every widget reconciled once");
+
+    configMaps.create(obj("ns/shared"));
+    await eventually(() => keys().length === 4, "the ConfigMap mapped");
+    expect(keys().slice(3)).toEqual(["ns/w1"]);
+  });
+
+  test.each(["resyncPeriodMs", "resyncPeriod"] as const)("for() with %p: cached objects are reconciled again that often", async (option) => {
+    const { keys, reconcile } = recording();
+    await run(controller("t").for(resources.pods, { [option]: 1000 }).complete(() => reconcile), { pods: new FakeListerWatcher([obj("ns/a")]) });
+    await eventually(() => keys().length >= 2, "a resync", 3000);
+    expect(new Set(keys())).toEqual(new Set(["ns/a"]));
+  });
+
   test("the controller declares exactly the caches it reads, and starts no sooner than they sync", async () => {
     const pods = new FakeListerWatcher([obj("ns/a")]);
     pods.failNextList(new Error("pods is forbidden"));

@@ -17,7 +17,7 @@ import type { EventSourceOptions } from "../controller/controller.ts";
 import { controllerOwnerKey, enqueueMapped } from "../controller/handlers.ts";
 import { buildController, type ControllerSpec, type Setup, type WatchSpec } from "./build-controller.ts";
 import type { ForOptions } from "./primary-resource.ts";
-import type { MapFunc } from "./map-func.ts";
+import type { MapContext, MapFunc } from "./map-func.ts";
 
 /** What the builder knows before `for` fixes the object type; each step copies it, so a builder never changes. */
 interface Described {
@@ -58,7 +58,7 @@ export function controller(name: string): ControllerBuilder<KubeObject> {
  *
  * @hideconstructor
  */
-export class ControllerBuilder<T extends KubeObject> {
+export class ControllerBuilder<T extends KubeObject, I extends string = never> {
   /** Use `controller(name)`. */
   constructor(
     private readonly described: Described,
@@ -66,67 +66,68 @@ export class ControllerBuilder<T extends KubeObject> {
   ) {}
 
   /** Other names `--controllers` accepts for it. */
-  aliases(...names: string[]): ControllerBuilder<T> {
+  aliases(...names: string[]): ControllerBuilder<T, I> {
     return this.with({ aliases: names });
   }
 
   /** The ServiceAccount it acts as under --use-service-account-credentials. Default: "<name>-controller". */
-  serviceAccount(name: string): ControllerBuilder<T> {
+  serviceAccount(name: string): ControllerBuilder<T, I> {
     return this.with({ serviceAccountName: name });
   }
 
   /** Off unless `--controllers` names it. */
-  disabledByDefault(): ControllerBuilder<T> {
+  disabledByDefault(): ControllerBuilder<T, I> {
     return this.with({ enabledByDefault: false });
   }
 
   /** The controller's own flags, shown in --help and read with `context.values.get(flag)`. */
-  flags(...flags: FlagDefinition[]): ControllerBuilder<T> {
+  flags(...flags: FlagDefinition[]): ControllerBuilder<T, I> {
     return this.with({ flags: [...this.described.flags, ...flags] });
   }
 
   /** How the manager makes this controller's client (see ClientPolicy). Default: it shares the process's rate limit. */
-  clientPolicy(policy: ClientPolicy): ControllerBuilder<T> {
+  clientPolicy(policy: ClientPolicy): ControllerBuilder<T, I> {
     return this.with({ client: policy });
   }
 
   /** The resource the controller reconciles: each of its events queues the object's key, and reconcile gets the object typed. */
-  for<U extends KubeObject>(resource: ResourceType<U>, options: ForOptions<NoInfer<U>> = {}): ControllerBuilder<U> {
+  for<U extends KubeObject, J extends string = never>(resource: ResourceType<U>, options: ForOptions<NoInfer<U>, J> = {}): ControllerBuilder<U, J> {
     if (this.primary) throw new Error(`controller ${this.described.name}: for() given twice`);
-    return new ControllerBuilder<U>(this.described, { resource, options });
+    return new ControllerBuilder<U, J>(this.described, { resource, options });
   }
 
   /** Objects the primary ones control (controller ownerReference): their events queue their owner's key. */
-  owns<U extends KubeObject>(resource: GroupVersionResource<U>, options: EventSourceOptions<NoInfer<U>> = {}): ControllerBuilder<T> {
+  owns<U extends KubeObject>(resource: GroupVersionResource<U>, options: EventSourceOptions<NoInfer<U>> = {}): ControllerBuilder<T, I> {
     const primary = this.primary?.resource;
     if (!primary) throw new Error(`controller ${this.described.name}: owns() needs for() first, to know the owner's kind`);
     return this.watches(resource, controllerOwnerKey(primary), options);
   }
 
-  /** Any other resource: `map` says which keys one of its objects concerns. */
-  watches<U extends KubeObject>(resource: GroupVersionResource<U>, map: MapFunc<NoInfer<U>>, options: EventSourceOptions<NoInfer<U>> = {}): ControllerBuilder<T> {
-    const watch: WatchSpec = (core, context) => core.watch(resource, enqueueMapped(core.queue, (obj) => map(obj, context)), options);
+  /** Any other resource: `map` says which keys one of its objects concerns, and may look primaries up by the indexes `for` declared. */
+  watches<U extends KubeObject>(resource: GroupVersionResource<U>, map: MapFunc<NoInfer<U>, T, I>, options: EventSourceOptions<NoInfer<U>> = {}): ControllerBuilder<T, I> {
+    // The context is built for this controller's primary, so it has the primary's type and the indexes `for` named.
+    const watch: WatchSpec = (core, context) => core.watch(resource, enqueueMapped(core.queue, (obj) => map(obj, context as MapContext<T, I>)), options);
     return this.with({ watches: [...this.described.watches, watch] });
   }
 
   /** Workers reconciling different keys at once: a number, or an int flag that sets it. */
-  workers(count: number | FlagDefinition<number>): ControllerBuilder<T> {
+  workers(count: number | FlagDefinition<number>): ControllerBuilder<T, I> {
     return this.with({ workers: count });
   }
 
   /** Retry delays for failed reconciles. Default: client-go's controller rate limiter. */
-  rateLimiter(factory: () => RateLimiter<string>): ControllerBuilder<T> {
+  rateLimiter(factory: () => RateLimiter<string>): ControllerBuilder<T, I> {
     return this.with({ rateLimiter: factory });
   }
 
   /** Keys to reconcile each time the controller starts leading, for controllers driven by time rather than by objects. */
-  enqueueAtStart(...keys: string[]): ControllerBuilder<T> {
+  enqueueAtStart(...keys: string[]): ControllerBuilder<T, I> {
     return this.with({ startKeys: [...this.described.startKeys, ...keys] });
   }
 
   /** A copy of this builder with `change` applied. */
-  private with(change: Partial<Described>): ControllerBuilder<T> {
-    return new ControllerBuilder<T>({ ...this.described, ...change }, this.primary);
+  private with(change: Partial<Described>): ControllerBuilder<T, I> {
+    return new ControllerBuilder<T, I>({ ...this.described, ...change }, this.primary);
   }
 
   /** Finishes the controller: `setup` runs once per process, before the informers start, and returns the reconciler. */

@@ -10,6 +10,7 @@ import type { ResourceType } from "../kube/gvr.ts";
 import type { KubeObject } from "../kube/objects.ts";
 import type { ControllerContext } from "../manager/controller-descriptor.ts";
 import type { Predicate } from "../controller/predicates.ts";
+import type { IndexFunc } from "../informer/store.ts";
 import type { InformerScope } from "../informer/factory.ts";
 import type { FlagDefinition } from "../options/flag-definition.ts";
 import { CrdGate } from "./crd-gate.ts";
@@ -17,16 +18,24 @@ import { CrdGate } from "./crd-gate.ts";
 /** Never aborts: the primary's informer runs until the factory shuts down, as the others do. */
 const untilShutdown = new AbortController().signal;
 
-/** Options of `for`: which objects of the primary resource, and which of their events, queue keys. */
-export interface ForOptions<T extends KubeObject> {
+/** Options of `for`: which objects of the primary resource, and which of their events, queue keys; `I` names its indexes. */
+export interface ForOptions<T extends KubeObject, I extends string = string> {
   /** Which part of the collection (namespace, selectors); default: everything. */
-  scope?: InformerScope;
+  scope?: InformerScope | undefined;
   /** Events some predicate rejects queue nothing, e.g. `[generationChanged]` to ignore status-only updates. */
-  predicates?: readonly Predicate<T>[];
+  predicates?: readonly Predicate<T>[] | undefined;
   /** A custom resource: stay idle until its CustomResourceDefinition is established, then start without a restart. */
-  waitForCrd?: boolean;
+  waitForCrd?: boolean | undefined;
   /** Replay every cached object this often (ms), or as often as an int/duration flag says; 0: never. Default: the factory's resync. */
-  resyncPeriod?: number | FlagDefinition<number>;
+  resyncPeriodMs?: number | FlagDefinition<number> | undefined;
+  /** @deprecated The old name of `resyncPeriodMs` (which `owns` and `watches` use too). */
+  resyncPeriod?: number | FlagDefinition<number> | undefined;
+  /**
+   * Indexes of the primary cache by name: each function returns the values an object is filed under,
+   * e.g. the "namespace/name" of each ConfigMap a Deployment mounts. A `watches` map function looks
+   * primaries up by them with `primariesByIndex(name, value)`.
+   */
+  indexers?: Record<I, IndexFunc<T>> | undefined;
 }
 
 export interface Primary<T extends KubeObject> {
@@ -60,6 +69,10 @@ export class PrimaryResource<T extends KubeObject> {
     return this.cache?.lister.list() ?? [];
   }
 
+  byIndex(index: string, value: string): T[] {
+    return this.cache?.informer.getIndexer().byIndex(index, value) ?? [];
+  }
+
   /** Resolves true once the primary is watched: at once, or when its CRD is established; false if `stop` aborts first. */
   async connected(stop: AbortSignal): Promise<boolean> {
     const { gate } = this;
@@ -86,11 +99,12 @@ export class PrimaryResource<T extends KubeObject> {
 
   private connect(): void {
     const { resource, options } = this.primary;
-    const { resyncPeriod } = options;
+    const resyncPeriod = options.resyncPeriodMs ?? options.resyncPeriod;
     const resyncPeriodMs = resyncPeriod === undefined || typeof resyncPeriod === "number" ? resyncPeriod : this.context.values.get(resyncPeriod);
     this.cache = this.core.watch(resource, enqueueMapped<T>(this.core.queue, ownKey), {
       ...(options.scope && { scope: options.scope }),
       ...(options.predicates && { predicates: options.predicates }),
+      ...(options.indexers && { indexers: options.indexers }),
       ...(resyncPeriodMs !== undefined && { resyncPeriodMs }),
     });
   }

@@ -28,35 +28,35 @@ export interface ControllerOptions<K> {
   /** The process's shared informers: `watch` and `informer` take theirs from it. */
   informers: SharedInformerFactory;
   /** Workers reconciling different keys at once. Default: 1. */
-  workers?: number;
+  workers?: number | undefined;
   /** Retry delays for failed reconciles. Default: client-go's controller rate limiter. */
-  rateLimiter?: RateLimiter<K>;
+  rateLimiter?: RateLimiter<K> | undefined;
   /** The workqueue's name in workqueue_* metrics. Default: the controller's name. */
-  queueName?: string;
+  queueName?: string | undefined;
   /** Where the queue's workqueue_* metrics go (`ControllerContext.workqueueMetrics`); default none. */
-  workqueueMetrics?: WorkqueueMetricsProvider;
+  workqueueMetrics?: WorkqueueMetricsProvider | undefined;
   /** Told of every reconcile (`ControllerContext.reconcileObserver`): metrics and the status page. */
-  reconcileObserver?: ReconcileObserver;
+  reconcileObserver?: ReconcileObserver | undefined;
   /** Default: silent. */
-  logger?: Logger;
+  logger?: Logger | undefined;
   /** Default: the real clock; tests pass a fake. */
-  clock?: Clock;
+  clock?: Clock | undefined;
 }
 
 /** Options of `Controller.informer`: which part of the collection, and the indexes the reconciler reads by. */
 export interface CacheOptions<T extends KubeObject> extends ReadOptions {
   /** Which part of the collection; default: everything. */
-  scope?: InformerScope;
+  scope?: InformerScope | undefined;
   /** Indexes the reconciler looks objects up by; one another controller already added is kept. */
-  indexers?: Indexers<T>;
+  indexers?: Indexers<T> | undefined;
 }
 
 /** Options of a resource whose events queue keys (`Controller.watch`, the builder's `owns` and `watches`): its cache, which events count, and their replay. */
 export interface EventSourceOptions<T extends KubeObject> extends CacheOptions<T> {
   /** Events some predicate rejects reach no handler. */
-  predicates?: readonly Predicate<T>[];
+  predicates?: readonly Predicate<T>[] | undefined;
   /** Replay every cached object to the handler this often (ms); 0: never. Default: the factory's resync. */
-  resyncPeriodMs?: number;
+  resyncPeriodMs?: number | undefined;
 }
 
 /**

@@ -218,6 +218,17 @@ describe("SharedInformerFactory: what an informer keeps", () => {
     await factory.shutdown();
   });
 
+  test("fields: [] keeps apiVersion, kind and metadata only; no fields at all keeps whole objects", async () => {
+    const { clock, factory } = setup(fat);
+    const pods = factory.forResource(resources.pods, {}, { fields: [] });
+    const widgetObjects = factory.forResource(widgets);
+    await started(factory, clock);
+    const resourceVersion = pods.lister.namespace("ns").get("a")?.metadata?.resourceVersion;
+    expect(pods.lister.namespace("ns").get("a") as KubeObject | undefined).toEqual(obj("ns/a", { resourceVersion }));
+    expect(widgetObjects.lister.namespace("ns").get("a")).toMatchObject({ spec: { nodeName: "n1", containers: [{ name: "c" }] }, status: { phase: "Running", hostIP: "10.0.0.1" } });
+    await factory.shutdown();
+  });
+
   test("once started, a cache does not widen: a field or the whole object asked for later is refused, naming what is kept", async () => {
     const { clock, factory } = setup(fat);
     factory.forResource(resources.pods, {}, { fields: ["spec.nodeName", "status"] });

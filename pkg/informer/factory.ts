@@ -17,11 +17,11 @@ import { SharedIndexInformer, type SharedIndexInformerOptions } from "./shared-i
 /** Which part of a collection an informer sees. */
 export interface InformerScope {
   /** undefined: the factory's namespace; "": all namespaces (or a cluster-scoped resource). */
-  namespace?: string;
+  namespace?: string | undefined;
   /** Only objects whose labels match, e.g. "app=web". */
-  labelSelector?: string;
+  labelSelector?: string | undefined;
   /** Only objects whose fields match, e.g. "spec.nodeName=node-1". */
-  fieldSelector?: string;
+  fieldSelector?: string | undefined;
 }
 
 /** What `listerWatcherFor` is asked for: the scope, resolved, and whether only metadata is wanted. */
@@ -66,11 +66,13 @@ export interface SharedInformerFactoryOptions {
 export interface ReadOptions {
   /**
    * The fields it reads (besides metadata, which is always kept), as dotted paths such as
-   * "status.phase"; a path through an array applies to each element. The shared informer keeps
-   * the union of its readers' fields, or whole objects when one of them declares none. Declare
-   * them before the informers start: a started cache cannot widen.
+   * "status.phase"; a path through an array applies to each element. `[]` reads metadata only:
+   * the cache keeps apiVersion, kind and metadata of each object (still listed whole; for a
+   * metadata-only list and watch, see `forMetadata`). Absent: whole objects. The shared informer
+   * keeps the union of its readers' fields, or whole objects when one of them gives no `fields`.
+   * Declare them before the informers start: a started cache cannot widen.
    */
-  fields?: readonly FieldPath[];
+  fields?: readonly FieldPath[] | undefined;
 }
 
 /** An informer with a lister over its cache. */

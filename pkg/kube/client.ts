@@ -19,15 +19,15 @@ export interface KubeClientOptions {
   /** Per-request timeout in ms (--kube-api-timeout). */
   timeoutMs: number;
   /** Who sends the requests, first in the user agent; kube-loom itself by default. */
-  program?: ProgramIdentity;
+  program?: ProgramIdentity | undefined;
   /** Added to the user agent, like client-go's component name. */
-  component?: string;
+  component?: string | undefined;
   /** Told about every request's outcome and latency (the rest_client_* metrics). */
-  observer?: RequestObserver;
+  observer?: RequestObserver | undefined;
   /** The encoding asked for built-in resources (--kube-api-content-type); default protobuf. */
-  contentType?: ApiContentType;
+  contentType?: ApiContentType | undefined;
   /** Replaces the runtime's transport (tests). */
-  fetch?: Fetch;
+  fetch?: Fetch | undefined;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { bytesField, enveloped, messageField, stringField } from "../../test/support/protobuf-wire.ts";
 import { DynamicClient } from "./dynamic-client.ts";
+import { resources } from "./gvr.ts";
 import { RestClient } from "./rest-client.ts";
 import type { Fetch } from "./transport.ts";
 
@@ -66,5 +67,16 @@ describe("content negotiation", () => {
     expect((await client.list()).items).toHaveLength(1);
     expect((await client.list()).items).toHaveLength(1);
     expect(accepts).toEqual(["application/vnd.kubernetes.protobuf, application/json", "application/json", "application/json"]);
+  });
+});
+
+describe("typing", () => {
+  test("a resource's object type comes from the resource, with no type argument", async () => {
+    const client = dynamicClient(async () => json(), []);
+    const list = await client.resource(resources.configMaps).list();
+    // Compiles only if items are ConfigMaps: `data` is not a field of every KubeObject.
+    const data: Record<string, string> | undefined = list.items[0]?.data;
+    expect(data).toBeUndefined();
+    expect(list.items[0]?.metadata?.name).toBe("a");
   });
 });

@@ -28,34 +28,36 @@ const patchContentTypes: Record<PatchType, string> = {
 /** Options of create, update and patch. */
 export interface WriteOptions {
   /** The name the server records as owner of the fields written (managedFields); default: the user agent's program name. */
-  fieldManager?: string;
+  fieldManager?: string | undefined;
   /** Validate and admit the write, but persist nothing. */
-  dryRun?: boolean;
+  dryRun?: boolean | undefined;
 }
 
 /** Options of a patch. For an "apply" patch, `fieldManager` is required. */
 export interface PatchOptions extends WriteOptions {
   /** Patch a subresource instead of the object, e.g. "status" or "scale". */
-  subresource?: string;
+  subresource?: string | undefined;
   /** Server-side apply: take ownership of conflicting fields. */
-  force?: boolean;
+  force?: boolean | undefined;
 }
 
 /** Options of a delete. */
 export interface DeleteOptions {
   /** What happens to the object's dependents: deleted before it, after it, or left with the owner reference removed. The resource's default otherwise (Background for most). */
-  propagationPolicy?: "Foreground" | "Background" | "Orphan";
+  propagationPolicy?: "Foreground" | "Background" | "Orphan" | undefined;
   /** The delete fails with 409 unless the object still has this UID / resourceVersion. */
-  preconditions?: {
-    /** The object must still be this one (not a new object of the same name). */
-    uid?: string;
-    /** The object must not have changed since this version. */
-    resourceVersion?: string;
-  };
+  preconditions?:
+    | {
+        /** The object must still be this one (not a new object of the same name). */
+        uid?: string | undefined;
+        /** The object must not have changed since this version. */
+        resourceVersion?: string | undefined;
+      }
+    | undefined;
   /** How long a Pod gets to stop; 0 deletes at once. */
-  gracePeriodSeconds?: number;
+  gracePeriodSeconds?: number | undefined;
   /** Check the delete, remove nothing. */
-  dryRun?: boolean;
+  dryRun?: boolean | undefined;
 }
 
 /** What PartialObjectMetadata requests return: apiVersion, kind and metadata only. */
@@ -71,12 +73,12 @@ export class DynamicClient {
   constructor(private readonly rest: RestClient) {}
 
   /** A client for one resource, in one namespace or (namespace undefined) across all / cluster-scoped. */
-  resource<T extends KubeObject = KubeObject>(gvr: GroupVersionResource, namespace?: string): ResourceClient<T> {
+  resource<T extends KubeObject = KubeObject>(gvr: GroupVersionResource<T>, namespace?: string | undefined): ResourceClient<T> {
     return new ResourceClient<T>(this.rest, gvr, namespace, false);
   }
 
   /** Like `resource`, but every read returns PartialObjectMetadata. */
-  metadata(gvr: GroupVersionResource, namespace?: string): ResourceClient<PartialObjectMetadata> {
+  metadata(gvr: GroupVersionResource, namespace?: string | undefined): ResourceClient<PartialObjectMetadata> {
     return new ResourceClient<PartialObjectMetadata>(this.rest, gvr, namespace, true);
   }
 

@@ -5,37 +5,37 @@ import type { KubeObject, ObjectList, WatchEvent } from "./objects.ts";
 /** Query parameters of a LIST (metav1.ListOptions). */
 export interface ListOptions {
   /** e.g. "app=web,tier!=cache". */
-  labelSelector?: string;
+  labelSelector?: string | undefined;
   /** e.g. "spec.nodeName=node-1"; each resource supports a few fields only. */
-  fieldSelector?: string;
+  fieldSelector?: string | undefined;
   /** "0" lets the API server answer from its watch cache; "" (absent) asks for a quorum read. */
-  resourceVersion?: string;
+  resourceVersion?: string | undefined;
   /** How `resourceVersion` is read: at least that recent, or exactly that version. */
-  resourceVersionMatch?: "NotOlderThan" | "Exact";
+  resourceVersionMatch?: "NotOlderThan" | "Exact" | undefined;
   /** At most this many items; the rest come through `continue`. */
-  limit?: number;
+  limit?: number | undefined;
   /** The token of the previous page's `metadata.continue`. */
-  continue?: string;
+  continue?: string | undefined;
   /** The server gives up after this many seconds. */
-  timeoutSeconds?: number;
+  timeoutSeconds?: number | undefined;
 }
 
 /** Query parameters of a WATCH. */
 export interface WatchOptions {
   /** e.g. "app=web". */
-  labelSelector?: string;
+  labelSelector?: string | undefined;
   /** e.g. "metadata.name=web-0". */
-  fieldSelector?: string;
+  fieldSelector?: string | undefined;
   /** Changes after this version; absent or "0": the current state first, as ADDED events. */
-  resourceVersion?: string;
+  resourceVersion?: string | undefined;
   /** "NotOlderThan" with `sendInitialEvents`. */
-  resourceVersionMatch?: "NotOlderThan" | "Exact";
+  resourceVersionMatch?: "NotOlderThan" | "Exact" | undefined;
   /** The server may send BOOKMARK events: only a newer resourceVersion, to resume from. */
-  allowWatchBookmarks?: boolean;
+  allowWatchBookmarks?: boolean | undefined;
   /** The server closes the stream after this many seconds. */
-  timeoutSeconds?: number;
+  timeoutSeconds?: number | undefined;
   /** Streaming list (KEP-3157): the server sends the current state as ADDED events first. */
-  sendInitialEvents?: boolean;
+  sendInitialEvents?: boolean | undefined;
 }
 
 /** The two calls an informer makes for one resource collection: LIST and WATCH. */

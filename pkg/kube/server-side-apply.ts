@@ -25,9 +25,9 @@ export interface ApplyOptions {
   /** Who owns the applied fields; the API server requires one. */
   fieldManager: string;
   /** Take over fields another manager owns instead of failing with 409 Conflict (controllers usually want this). */
-  force?: boolean;
+  force?: boolean | undefined;
   /** Let the server validate and merge, but persist nothing. */
-  dryRun?: boolean;
+  dryRun?: boolean | undefined;
 }
 
 /**

@@ -49,10 +49,12 @@ export interface ControllerContext {
  */
 export interface ClientPolicy {
   /** A rate limit of its own, at `qpsFactor` × --kube-api-qps with --kube-api-burst (the garbage collector's is 2). */
-  ownRateLimit?: {
-    /** Multiplies --kube-api-qps, e.g. 2. */
-    qpsFactor: number;
-  };
+  ownRateLimit?:
+    | {
+        /** Multiplies --kube-api-qps, e.g. 2. */
+        qpsFactor: number;
+      }
+    | undefined;
 }
 
 /**

@@ -239,7 +239,7 @@ export class Manager {
       name: "https",
       start: async () => {
         const endpoints = createHttpApp(this.endpoints).fetch;
-        server = await startSecureServing({ options: this.options.serving, endpoints, client, logger: this.logger });
+        server = await startSecureServing({ options: this.options.serving, programName: this.program.name, endpoints, client, logger: this.logger });
       },
       stop: () => server?.stop(),
     };

@@ -30,11 +30,11 @@ export interface FlagSpec<T> {
 /** Inclusive limits, except that `exclusiveMin` makes `min` itself invalid (e.g. "> 0"). */
 export interface NumericBounds {
   /** The smallest valid value. */
-  min?: number;
+  min?: number | undefined;
   /** The largest valid value. */
-  max?: number;
+  max?: number | undefined;
   /** `min` itself is invalid. */
-  exclusiveMin?: boolean;
+  exclusiveMin?: boolean | undefined;
 }
 
 /**

@@ -20,9 +20,9 @@ import {
 /** What a flag of a group may add to its name, default and help. */
 export interface FlagOptions {
   /** One letter for `-x`, see FlagSpec.shorthand. */
-  shorthand?: string;
+  shorthand?: string | undefined;
   /** What to use instead of a flag kept for old command lines, see FlagSpec.deprecated. */
-  deprecated?: string;
+  deprecated?: string | undefined;
 }
 
 /** FlagOptions plus the bounds of a numeric flag. */

@@ -14,11 +14,11 @@ export interface Program {
   /** "1.2.0" or "v1.2.0": --version, /statusz, version_info and the user agent. */
   version: string;
   /** The text above "Usage:" in --help; by default a paragraph on what a controller manager does. */
-  description?: string;
+  description?: string | undefined;
   /** The default of --leader-elect-resource-name (controller-runtime's LeaderElectionID); `name` by default. */
-  leaseName?: string;
+  leaseName?: string | undefined;
   /** The default of --leader-elect-resource-namespace; kube-system by default, as for kube-controller-manager. */
-  leaseNamespace?: string;
+  leaseNamespace?: string | undefined;
 }
 
 /** A Program with every default filled in and its version spelled "v1.2.0". */

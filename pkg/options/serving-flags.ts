@@ -16,7 +16,7 @@ export const securePortFlag = secureServing.int("secure-port", 10257,
   "The port for HTTPS, where every request except --authorization-always-allow-paths must be authenticated and authorized. 0 turns HTTPS off.", { min: 0, max: 65535 });
 
 export const certDirFlag = secureServing.string("cert-dir", "",
-  "Folder for the self-signed certificate and key (kube-loom.crt, kube-loom.key): reused when they are there, written when they are not. Empty: a new pair is made in memory at every start. Not used when --tls-cert-file and --tls-private-key-file are given.");
+  "Folder for the self-signed certificate and key, named after the program (kube-loom.crt, kube-loom.key): reused when they are there, written when they are not. Empty: a new pair is made in memory at every start. Not used when --tls-cert-file and --tls-private-key-file are given.");
 
 export const tlsCertFileFlag = secureServing.string("tls-cert-file", "",
   "PEM certificate to serve HTTPS with, followed by any intermediate CA certificates; read again whenever it changes. Without it and --tls-private-key-file a self-signed certificate is made (see --cert-dir).");

@@ -16,14 +16,16 @@ import { loadServingCertificate } from "./serving-certificate.ts";
 
 export interface SecureServingSetup {
   options: ServingOptions;
+  /** Names the self-signed pair kept in --cert-dir. */
+  programName: string;
   endpoints: FetchHandler;
   client: KubeClient;
   logger: Logger;
 }
 
-export async function startSecureServing({ options, endpoints, client, logger }: SecureServingSetup): Promise<RunningServer> {
+export async function startSecureServing({ options, programName, endpoints, client, logger }: SecureServingSetup): Promise<RunningServer> {
   const { secure, authentication, authorization } = options;
-  const certificate = loadServingCertificate(secure);
+  const certificate = loadServingCertificate(secure, programName);
   const clientCa = authentication.clientCaFile === undefined ? undefined : loadClientCa(authentication.clientCaFile);
   const lookUpClientCa = clientCa === undefined && !authentication.skipLookup;
   const authenticationClient = await delegatedClient(authentication.kubeconfig, client);

@@ -32,7 +32,7 @@ function files(name: string, certPem: string, keyPem: string): { certFile: strin
 
 function loadError(options: Partial<SecureServingOptions>): string {
   try {
-    loadServingCertificate({ ...base, ...options });
+    loadServingCertificate({ ...base, ...options }, "kube-loom");
   } catch (err) {
     expect(err).toBeInstanceOf(ServingError);
     return (err as Error).message;
@@ -43,7 +43,7 @@ function loadError(options: Partial<SecureServingOptions>): string {
 describe("serving certificate files", () => {
   test("read as given", () => {
     const certKeyFiles = files("good", one.certPem, one.keyPem);
-    expect(loadServingCertificate({ ...base, certKeyFiles }).initial).toEqual(one);
+    expect(loadServingCertificate({ ...base, certKeyFiles }, "kube-loom").initial).toEqual(one);
   });
 
   test("an unreadable file is named with the flag", () => {
@@ -66,7 +66,7 @@ describe("serving certificate files", () => {
 
   test("changes are followed; a broken pair on disk is reported and not used", async () => {
     const certKeyFiles = files("rotating", one.certPem, one.keyPem);
-    const certificate = loadServingCertificate({ ...base, certKeyFiles });
+    const certificate = loadServingCertificate({ ...base, certKeyFiles }, "kube-loom");
     const seen: ServingKeyPair[] = [];
     const errors: string[] = [];
     const watch = certificate.watch(
@@ -88,12 +88,13 @@ describe("serving certificate files", () => {
 });
 
 describe("--cert-dir", () => {
-  test("a generated pair is written (key private) and reused on the next start", () => {
+  test("a generated pair is written (key private), named after the program, and reused on the next start", () => {
     const certDir = join(dir, "generated");
-    const first = loadServingCertificate({ ...base, certDir }).initial;
-    expect(readFileSync(join(certDir, "kube-loom.crt"), "utf8")).toBe(first.certPem);
-    expect(statSync(join(certDir, "kube-loom.key")).mode & 0o777).toBe(0o600);
-    expect(loadServingCertificate({ ...base, certDir }).initial).toEqual(first);
+    const first = loadServingCertificate({ ...base, certDir }, "my-manager").initial;
+    expect(readFileSync(join(certDir, "my-manager.crt"), "utf8")).toBe(first.certPem);
+    expect(statSync(join(certDir, "my-manager.key")).mode & 0o777).toBe(0o600);
+    expect(loadServingCertificate({ ...base, certDir }, "my-manager").initial).toEqual(first);
+    expect(loadServingCertificate({ ...base, certDir }, "kube-loom").initial).not.toEqual(first);
   });
 
   test("a folder that cannot be written is one line naming it", () => {
@@ -103,7 +104,7 @@ describe("--cert-dir", () => {
   });
 
   test("without --cert-dir the pair lives in memory", () => {
-    const certificate = loadServingCertificate(base);
+    const certificate = loadServingCertificate(base, "kube-loom");
     expect(certificate.origin).toBe("self-signed, in memory");
     expect(certificate.initial.certPem).toContain("BEGIN CERTIFICATE");
   });

@@ -25,10 +25,11 @@ export interface ServingCertificate {
   watch(onChange: (pair: ServingKeyPair) => void, onError: (err: unknown) => void, intervalMs?: number): Poll | undefined;
 }
 
-/** The base name of the generated pair in --cert-dir. */
-const PAIR_NAME = "kube-loom";
-
-export function loadServingCertificate(options: SecureServingOptions): ServingCertificate {
+/**
+ * The serving certificate by `options`; a pair generated in --cert-dir is named after the program
+ * (`<programName>.crt` and `.key`), as kube-controller-manager names its own after the component.
+ */
+export function loadServingCertificate(options: SecureServingOptions, programName: string): ServingCertificate {
   if (options.certKeyFiles) {
     const { certFile, keyFile } = options.certKeyFiles;
     return fromFiles({ certFile, keyFile, certName: `--tls-cert-file ${certFile}`, keyName: `--tls-private-key-file ${keyFile}` });
@@ -37,8 +38,8 @@ export function loadServingCertificate(options: SecureServingOptions): ServingCe
   if (options.certDir === undefined) {
     return { initial: generateSelfSignedCertificate(request), origin: "self-signed, in memory", watch: () => undefined };
   }
-  const certFile = join(options.certDir, `${PAIR_NAME}.crt`);
-  const keyFile = join(options.certDir, `${PAIR_NAME}.key`);
+  const certFile = join(options.certDir, `${programName}.crt`);
+  const keyFile = join(options.certDir, `${programName}.key`);
   if (!readable(certFile) || !readable(keyFile)) {
     const pair = generateSelfSignedCertificate(request);
     try {

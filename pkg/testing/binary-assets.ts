@@ -23,7 +23,7 @@ export const DEFAULT_ASSETS_DIRECTORY = "/usr/local/kubebuilder/bin";
 /** Where `findBinaryAssets` looks besides KUBEBUILDER_ASSETS, TEST_ASSET_ETCD and TEST_ASSET_KUBE_APISERVER. */
 export interface FindBinaryAssetsOptions {
   /** Looked in after the environment variables (envtest's BinaryAssetsDirectory). */
-  directory?: string;
+  directory?: string | undefined;
   /** Default: process.env. */
   env?: Record<string, string | undefined>;
 }

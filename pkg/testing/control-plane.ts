@@ -16,22 +16,22 @@ import { type ClientIdentity, createPki, type IssuedCertificate, issueClientCert
 /** How `ControlPlane.start` runs etcd and kube-apiserver. */
 export interface ControlPlaneOptions {
   /** Fixed state folder, kept after stop() (etcd data survives restarts). Default: a fresh folder under /dev/shm, removed by stop(). */
-  dir?: string;
+  dir?: string | undefined;
   /** Appended after the defaults, so they override single-valued flags (e.g. `--watch-cache=false`). */
-  extraApiserverArgs?: string[];
+  extraApiserverArgs?: string[] | undefined;
   /**
    * Budget for etcd + apiserver to become ready. Default: KUBEBUILDER_CONTROLPLANE_START_TIMEOUT
    * (a Go duration such as "2m") if set, else 90 s (2-core machines are slow).
    */
-  startTimeoutMs?: number;
+  startTimeoutMs?: number | undefined;
   /** The programs to run; default: findBinaryAssets() (KUBEBUILDER_ASSETS and envtest's other rules). */
-  binaries?: ControlPlaneBinaries;
+  binaries?: ControlPlaneBinaries | undefined;
   /**
    * Run the ServiceAccount admission plugin, which rejects Pods until their namespace has its
    * `default` ServiceAccount. Only for a control plane with a controller-manager to create those
    * (LocalCluster); default false.
    */
-  serviceAccountAdmission?: boolean;
+  serviceAccountAdmission?: boolean | undefined;
 }
 
 /** How a kubectl run ended. */
@@ -47,25 +47,25 @@ export interface KubectlResult {
 /** Options of `ControlPlane.kubectl`. */
 export interface KubectlOptions {
   /** Default: the admin kubeconfig. */
-  kubeconfig?: string;
+  kubeconfig?: string | undefined;
   /** Written to kubectl's stdin (e.g. for `apply -f -`). */
-  stdin?: string;
+  stdin?: string | undefined;
 }
 
 /** What `ControlPlane.writeKubeconfig` puts in the file; by default, admin access to this control plane. */
 export interface KubeconfigOptions {
   /** Default: the admin certificate. */
-  client?: IssuedCertificate;
+  client?: IssuedCertificate | undefined;
   /** A bearer token instead of a client certificate. */
-  token?: string;
+  token?: string | undefined;
   /** Default: the control plane's CA; e.g. `pki.otherCa.certPem` for a kubeconfig that must fail TLS. */
-  caPem?: string;
+  caPem?: string | undefined;
   /** Default: the apiserver's URL; e.g. a TcpProxy's `https://127.0.0.1:<port>`. */
-  server?: string;
+  server?: string | undefined;
   /** Default: a new file in the control plane's folder. */
-  path?: string;
+  path?: string | undefined;
   /** The context's namespace; default none (kubectl then uses "default"). */
-  namespace?: string;
+  namespace?: string | undefined;
 }
 
 /** How to stop a process: SIGTERM lets it shut down, SIGKILL is a crash. */

@@ -5,10 +5,11 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { extname, join } from "node:path";
 import { parseAllDocuments } from "yaml";
-import type { ObjectOf, resources } from "../kube/gvr.ts";
+import type { V1CustomResourceDefinition } from "@kubernetes/client-node";
+import type { Wire } from "../kube/objects.ts";
 
 /** An apiextensions.k8s.io/v1 CustomResourceDefinition, as the API server stores it. */
-export type CustomResourceDefinition = ObjectOf<typeof resources.customResourceDefinitions>;
+export type CustomResourceDefinition = Wire<V1CustomResourceDefinition>;
 
 const CRD_EXTENSIONS = new Set([".yaml", ".yml", ".json"]);
 

@@ -6,11 +6,11 @@ import { setTimeout as sleep } from "node:timers/promises";
 /** How long and how often `eventually` tries. */
 export interface EventuallyOptions {
   /** Give up after this long. Default 10 s. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Pause between two tries. Default 100 ms. */
-  intervalMs?: number;
+  intervalMs?: number | undefined;
   /** What is waited for, for the error: "timed out after 10000 ms waiting for <message>". */
-  message?: string;
+  message?: string | undefined;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;

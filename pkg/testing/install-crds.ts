@@ -10,7 +10,7 @@ import { type CustomResourceDefinition, readCrdFiles } from "./crd-files.ts";
 /** Options of `TestEnvironment.installCrds`. */
 export interface InstallCrdsOptions {
   /** How long to wait for them to be served. Default 60 s. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;

@@ -1,7 +1,8 @@
 /**
  * kube-loom/testing: envtest for kube-loom. Start a real etcd and kube-apiserver from a test,
  * install CRDs, run controllers in the test's process as the manager would, wait for what they do.
- * Works under bun:test, node:test and Deno.test alike.
+ * Works under bun:test, node:test and Deno.test alike. The binaries: `export $(npx kube-loom-testing-assets 1.37)`
+ * (or `setupAssets`) builds etcd and kube-apiserver of that release once and prints `KUBEBUILDER_ASSETS=<folder>`.
  *
  * ```ts
  * const env = await TestEnvironment.start({ crds: ["config/crd"] });   // KUBEBUILDER_ASSETS names the binaries
@@ -18,6 +19,8 @@ export type { RunningControllers, RunOptions } from "./run-controllers.ts";
 export { eventually, type EventuallyOptions } from "./eventually.ts";
 export type { InstallCrdsOptions } from "./install-crds.ts";
 export type { CustomResourceDefinition } from "./crd-files.ts";
+export { defaultAssetsCacheDir, setupAssets, type SetupAssetsOptions } from "./setup-assets.ts";
+export { type KubernetesVersion, SUPPORTED_KUBERNETES_VERSIONS } from "./control-plane-releases.ts";
 
 // The pieces underneath, for tests that need more than the environment.
 export { ControlPlane, type ControlPlaneOptions, type KubeconfigOptions, type KubectlOptions, type KubectlResult } from "./control-plane.ts";

@@ -22,13 +22,13 @@ import { controllerFlagValues } from "./controller-flags.ts";
 /** Options of `TestEnvironment.run`. */
 export interface RunOptions {
   /** The controllers' own flags as on the command line, e.g. `["--mirror-source=team-a/settings"]`. */
-  flags?: readonly string[];
+  flags?: readonly string[] | undefined;
   /** Where the controllers log. Default: nowhere. */
-  logger?: Logger;
+  logger?: Logger | undefined;
   /** How long `run` waits for the controllers' caches to sync. Default 60 s. */
-  syncTimeoutMs?: number;
+  syncTimeoutMs?: number | undefined;
   /** How long `stop` lets in-flight reconciles finish before abandoning them (--controller-shutdown-timeout). Default 30 s. */
-  shutdownTimeoutMs?: number;
+  shutdownTimeoutMs?: number | undefined;
 }
 
 /** Controllers a test runs; `stop()` them when done (the environment's `stop()` does too). */

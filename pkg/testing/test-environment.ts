@@ -14,13 +14,13 @@ import { type RunningControllers, type RunOptions, runControllers, TEST_CLIENT_R
 /** How `TestEnvironment.start` sets up the control plane. */
 export interface TestEnvironmentOptions {
   /** CRD files or folders of them, installed and served before start() resolves. */
-  crds?: readonly string[];
+  crds?: readonly string[] | undefined;
   /** The programs to run; default: found by envtest's rules (KUBEBUILDER_ASSETS, TEST_ASSET_ETCD, TEST_ASSET_KUBE_APISERVER). */
-  binaries?: ControlPlaneBinaries;
+  binaries?: ControlPlaneBinaries | undefined;
   /** kube-apiserver flags added after the defaults, e.g. `["--feature-gates=…"]`. */
-  apiserverArgs?: readonly string[];
+  apiserverArgs?: readonly string[] | undefined;
   /** Budget for etcd and kube-apiserver to come up; default KUBEBUILDER_CONTROLPLANE_START_TIMEOUT or 90 s. */
-  startTimeoutMs?: number;
+  startTimeoutMs?: number | undefined;
 }
 
 const CLIENT_TIMEOUT_MS = 30_000;

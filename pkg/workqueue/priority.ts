@@ -12,7 +12,7 @@ export type Priority = "normal" | "low";
 /** Options of an add to a work queue. */
 export interface AddOptions {
   /** Default "normal"; for a delayed or rate-limited add of a key being processed, the priority it was handed out with. */
-  priority?: Priority;
+  priority?: Priority | undefined;
 }
 
 /** True when `a` goes before `b`. */

@@ -11,7 +11,7 @@ import { ControlPlane } from "../controlplane/control-plane.ts";
 import { freeLoopbackPorts } from "../controlplane/free-ports.ts";
 import { ensureNamespace, fastClient } from "../integration/informer-fixtures.ts";
 import type { KubeClient } from "../../pkg/kube/client.ts";
-import { resources } from "../../pkg/kube/gvr.ts";
+import { type ObjectOf, resources } from "../../pkg/kube/gvr.ts";
 import type { KubeObject, ObjectMeta } from "../../pkg/kube/objects.ts";
 import { buildKubeLoom, type KubeLoomProcess } from "../support/kube-loom-binary.ts";
 import { configMapNames, createConfigMap, getConfigMap, kubectl, referenceTo, startGarbageCollector, waitUntil } from "./gc-fixtures.ts";
@@ -180,8 +180,8 @@ interface Ref {
 }
 
 /** As the e2e's Pod: never scheduled (no kubelet here), so a DELETE removes it at once. */
-function gcPod(name: string): KubeObject {
-  return { apiVersion: "v1", kind: "Pod", metadata: { name }, spec: { containers: [{ name: "nginx", image: "registry.k8s.io/nginx-slim:0.27" }] } } as KubeObject;
+function gcPod(name: string): ObjectOf<typeof resources.pods> {
+  return { apiVersion: "v1", kind: "Pod", metadata: { name }, spec: { containers: [{ name: "nginx", image: "registry.k8s.io/nginx-slim:0.27" }] } };
 }
 
 interface AuditEvent {

@@ -25,7 +25,7 @@ export function referenceTo(owner: KubeObject, options: { blockOwnerDeletion?: b
   return { apiVersion: owner.apiVersion ?? "v1", kind: owner.kind ?? "ConfigMap", name: meta.name ?? "", uid: meta.uid ?? "", ...options };
 }
 
-export async function createConfigMap(client: KubeClient, namespace: string, name: string, meta: Partial<ObjectMeta> = {}): Promise<KubeObject> {
+export async function createConfigMap(client: KubeClient, namespace: string, name: string, meta: Omit<ObjectMeta, "managedFields"> = {}): Promise<KubeObject> {
   const created = await client.dynamic.resource(resources.configMaps, namespace).create({ metadata: { name, ...meta } });
   return { ...created, apiVersion: "v1", kind: "ConfigMap" };
 }

@@ -46,7 +46,7 @@ describe("lists at scale against a real API server", () => {
       const configMaps = admin.dynamic.resource(resources.configMaps, namespace);
       let newest = 0;
       await inParallel(Array.from({ length: objects }, (_, i) => `cm-${i}`), 8, async (name) => {
-        const made = await configMaps.create({ metadata: { name }, data: { payload: randomText(512 * 1024) } } as KubeObject);
+        const made = await configMaps.create({ metadata: { name }, data: { payload: randomText(512 * 1024) } });
         newest = Math.max(newest, Number(made.metadata?.resourceVersion));
       });
       // A first LIST (resourceVersion "0") is whatever the watch cache holds: let it catch up.

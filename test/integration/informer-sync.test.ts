@@ -80,7 +80,7 @@ describe("informer against a real API server", () => {
     for (const roll of operations) {
       if (live.length < 20 || roll < 0.4) {
         const name = `churn-${created++}`;
-        await configMaps.create({ metadata: { name }, data: { v: "0" } } as KubeObject);
+        await configMaps.create({ metadata: { name }, data: { v: "0" } });
         live.push(name);
       } else if (roll < 0.75) {
         const name = live[Math.floor(random() * live.length)] as string;

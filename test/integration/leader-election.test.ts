@@ -76,7 +76,7 @@ async function startInstance(lease: string, log: string, kubeconfig = controlPla
 }
 
 async function leaseSpec(name: string): Promise<{ holderIdentity?: string; renewTime?: string; leaseTransitions?: number }> {
-  const lease = await admin.dynamic.resource<KubeObject & { spec?: Record<string, never> }>(resources.leases, "kube-system").get(name);
+  const lease = await admin.dynamic.resource(resources.leases, "kube-system").get(name);
   return lease.spec ?? {};
 }
 

@@ -10,8 +10,8 @@
 // node:test file under node --test (both Nodes) and deno test, with KUBEBUILDER_ASSETS naming the
 // project's binaries by envtest's names.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { delimiter, dirname, join, resolve } from "node:path";
+import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { delimiter, dirname, join } from "node:path";
 import type { KubeClient } from "../../pkg/kube/client.ts";
 import { isNotFound } from "../../pkg/kube/errors.ts";
 import { type ObjectOf, resources } from "../../pkg/kube/gvr.ts";
@@ -21,15 +21,12 @@ import { createOwnedTempDir, removeOwnedTempDir } from "../controlplane/owned-te
 import { waitUntil } from "../support/eventually.ts";
 import { KubeLoomProcess } from "../support/kube-loom-binary.ts";
 import { minimumNode, minimumNodeVersion } from "../support/minimum-node.ts";
+import { bin, manifest, projectEnv, projectWithPackedKubeLoom, repoRoot, run } from "../support/packed-package.ts";
 import { ensureNamespace, fastClient } from "./informer-fixtures.ts";
 
-const repoRoot = resolve(import.meta.dir, "../..");
-const bin = (name: string) => join(repoRoot, "node_modules/.bin", name);
 const node = join(repoRoot, "node_modules/node/bin/node");
-const manifest = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string; devDependencies: Record<string, string> };
 /** Every `node` a command started with this environment starts (npm's own included) is `binary`, not the machine's. */
 const envWithNode = (binary: string) => ({ ...process.env, PATH: `${dirname(binary)}${delimiter}${process.env.PATH ?? ""}` });
-const projectEnv = envWithNode(node);
 
 /** The Nodes the package runs on in these tests: the pinned one, and the oldest package.json claims. */
 const nodes = [
@@ -47,13 +44,6 @@ let project: string;
 let workDir: string;
 let assets: string;
 const running: KubeLoomProcess[] = [];
-
-async function run(command: string[], cwd: string, env: Record<string, string | undefined> = projectEnv): Promise<string> {
-  const child = Bun.spawn(command, { cwd, env, stdout: "pipe", stderr: "pipe" });
-  const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
-  if (code !== 0) throw new Error(`${command.join(" ")} failed (${code}):\n${stdout}${stderr}`);
-  return stdout;
-}
 
 // What a user's tsconfig says and nothing more: module nodenext, strict. `types` only keeps the
 // Bun types the project also installs out of the Node checks.
@@ -95,18 +85,7 @@ export const entries = [kubeLoom, testing];
 
 /** A new project with kube-loom installed from its packed tarball, and the examples copied in. */
 async function userProject(root: string): Promise<string> {
-  await run(["npm", "pack", "--pack-destination", root, "--silent"], repoRoot);
-  const dir = join(root, "my-controllers");
-  mkdirSync(dir);
-  const packageJson = {
-    name: "my-controllers",
-    private: true,
-    type: "module",
-    dependencies: { "kube-loom": `file:../kube-loom-${manifest.version}.tgz` },
-    devDependencies: { "@types/bun": manifest.devDependencies["@types/bun"] },
-  };
-  writeFileSync(join(dir, "package.json"), JSON.stringify(packageJson, null, 2));
-  await run(["npm", "install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], dir);
+  const dir = await projectWithPackedKubeLoom(root);
   cpSync(join(repoRoot, "examples"), join(dir, "examples"), { recursive: true });
   for (const [name, config] of Object.entries(tsconfigs)) writeFileSync(join(dir, name), JSON.stringify(config, null, 2));
   writeFileSync(join(dir, "uses-kube-loom.ts"), usesKubeLoom);

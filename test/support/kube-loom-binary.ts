@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { withBuildLock } from "../controlplane/build-lock.ts";
+import { withBuildLock } from "../../pkg/testing/build-lock.ts";
 import { type DaemonProcess, hasExited, logTail, spawnDaemon, stopDaemon } from "../controlplane/daemon-process.ts";
 import { freeLoopbackPorts } from "../controlplane/free-ports.ts";
 

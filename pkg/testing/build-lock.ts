@@ -1,8 +1,9 @@
 // A lock file beside a binary being built, so two processes (two test runs, or a test run and
-// deploy/local.ts) do not both spend minutes on the same go build: the second one waits, then
+// a kube-loom-testing-assets command) do not both spend minutes on the same go build: the second one waits, then
 // finds the binary. Builds are safe without it (each writes its own partial file and renames),
 // so the rare race of two processes clearing the same stale lock only costs a duplicate build.
 import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import { isProcessAlive } from "./process-alive.ts";
 
 const POLL_INTERVAL_MS = 1_000;
@@ -34,7 +35,7 @@ async function acquire(lockPath: string, log: (message: string) => void): Promis
       log(`waiting for ${holder === "starting" ? "another process" : `process ${holder}`}, which holds ${lockPath}`);
       lastReport = performance.now();
     }
-    await Bun.sleep(POLL_INTERVAL_MS);
+    await sleep(POLL_INTERVAL_MS);
   }
 }
 
