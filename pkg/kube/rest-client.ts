@@ -12,6 +12,7 @@ import type { DecodeOptions } from "./protobuf/message-decoder.ts";
 import { ProtobufWatchDecoder } from "./protobuf/watch-stream-decoder.ts";
 import type { Fetch } from "./transport.ts";
 import { JsonWatchDecoder, type WatchDecoder } from "./watch-decoder.ts";
+import { realClock } from "../clock/clock.ts";
 import { errorMessage } from "../errors/expected-error.ts";
 import { TimeSlicer } from "../eventloop/time-slicer.ts";
 
@@ -254,7 +255,7 @@ export class RestClient {
         throw ApiError.fromResponse(response.status, text, request.method, request.path, response.headers.get("Retry-After"));
       }
       await response.body?.cancel().catch(() => undefined);
-      await sleep(waitSeconds * 1000, signal).catch((err: unknown) => {
+      await realClock.sleep(waitSeconds * 1000, signal).catch((err: unknown) => {
         throw this.transportError(request, err);
       });
       deadline?.progress();
@@ -426,22 +427,6 @@ function retryAfterSeconds(response: Response): number | undefined {
   const header = response.headers.get("Retry-After");
   if (header === null || !/^\d+$/.test(header.trim())) return undefined;
   return Number(header.trim());
-}
-
-/** Resolves after `ms`, or rejects with the signal's reason once it aborts. */
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", abort);
-      resolve();
-    }, ms);
-    const abort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener("abort", abort, { once: true });
-  });
 }
 
 /** An error response's body as text: a protobuf Status is turned into its JSON, which ApiError reads. */

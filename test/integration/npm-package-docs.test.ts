@@ -8,25 +8,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createOwnedTempDir, removeOwnedTempDir } from "../controlplane/owned-temp-dir.ts";
-import { bin, projectEnv, projectWithPackedKubeLoom, repoRoot, run } from "../support/packed-package.ts";
+import { bin, bunInitCompilerOptions, projectEnv, projectWithPackedKubeLoom, repoRoot, run } from "../support/packed-package.ts";
 import { codeBlocks } from "../support/markdown-code-blocks.ts";
 
 const strictest = {
-  compilerOptions: {
-    lib: ["ESNext"],
-    target: "ESNext",
-    module: "Preserve",
-    moduleDetection: "force",
-    moduleResolution: "bundler",
-    allowImportingTsExtensions: true,
-    verbatimModuleSyntax: true,
-    noEmit: true,
-    strict: true,
-    exactOptionalPropertyTypes: true,
-    noUncheckedIndexedAccess: true,
-    noImplicitOverride: true,
-    types: ["bun"],
-  },
+  compilerOptions: { ...bunInitCompilerOptions, exactOptionalPropertyTypes: true },
   include: ["blocks"],
 };
 

@@ -21,7 +21,7 @@ import { createOwnedTempDir, removeOwnedTempDir } from "../controlplane/owned-te
 import { waitUntil } from "../support/eventually.ts";
 import { KubeLoomProcess } from "../support/kube-loom-binary.ts";
 import { minimumNode, minimumNodeVersion } from "../support/minimum-node.ts";
-import { bin, manifest, projectEnv, projectWithPackedKubeLoom, repoRoot, run } from "../support/packed-package.ts";
+import { bin, bunInitCompilerOptions, manifest, projectEnv, projectWithPackedKubeLoom, repoRoot, run } from "../support/packed-package.ts";
 import { ensureNamespace, fastClient } from "./informer-fixtures.ts";
 
 const node = join(repoRoot, "node_modules/node/bin/node");
@@ -59,20 +59,7 @@ const tsconfigs = {
   },
   // What `bun init` writes, with every declaration file checked (skipLibCheck off); the examples' tests included.
   "tsconfig.bun.json": {
-    compilerOptions: {
-      lib: ["ESNext"],
-      target: "ESNext",
-      module: "Preserve",
-      moduleDetection: "force",
-      moduleResolution: "bundler",
-      allowImportingTsExtensions: true,
-      verbatimModuleSyntax: true,
-      noEmit: true,
-      strict: true,
-      noUncheckedIndexedAccess: true,
-      noImplicitOverride: true,
-      types: ["bun"],
-    },
+    compilerOptions: bunInitCompilerOptions,
     include: ["uses-kube-loom.ts", "examples"],
   },
 };

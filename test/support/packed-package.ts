@@ -12,6 +12,22 @@ export const bin = (name: string) => join(repoRoot, "node_modules/.bin", name);
 // Every `node` the project's commands start (npm's own included) is the pinned Node 24, not the machine's.
 export const projectEnv = { ...process.env, PATH: `${join(repoRoot, "node_modules/node/bin")}${delimiter}${process.env.PATH ?? ""}` };
 
+/** What `bun init` writes into a project's tsconfig.json: the settings a Bun user's code is checked with. */
+export const bunInitCompilerOptions = {
+  lib: ["ESNext"],
+  target: "ESNext",
+  module: "Preserve",
+  moduleDetection: "force",
+  moduleResolution: "bundler",
+  allowImportingTsExtensions: true,
+  verbatimModuleSyntax: true,
+  noEmit: true,
+  strict: true,
+  noUncheckedIndexedAccess: true,
+  noImplicitOverride: true,
+  types: ["bun"],
+};
+
 /** Runs a command to completion; resolves with its stdout, rejects with all it printed. */
 export async function run(command: string[], cwd: string, env: Record<string, string | undefined> = projectEnv): Promise<string> {
   const child = Bun.spawn(command, { cwd, env, stdout: "pipe", stderr: "pipe" });

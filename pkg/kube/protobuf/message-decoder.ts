@@ -360,12 +360,14 @@ function prepare(name: string, schema: readonly FieldSchema[]): Message {
       alwaysBit: 0,
     };
     field.omitWhenEmpty = omittedWhenEmpty(field);
-    // Up to 30 always-written fields are tracked in a bit mask; the rest (none today) by a lookup.
-    if (writtenWhenAbsent(field) && alwaysWritten.length < 30) field.alwaysBit = 1 << alwaysWritten.length;
+    if (writtenWhenAbsent(field)) {
+      // Up to 30 always-written fields are tracked in a bit mask; the rest (none today) by a lookup.
+      if (alwaysWritten.length < 30) field.alwaysBit = 1 << alwaysWritten.length;
+      alwaysWritten.push(field);
+    }
     byNumber[number] = field;
     if (jsonName === "" && !field.inline) sliceWrapper = field;
     if (jsonName === "managedFields" && name === "meta/v1.ObjectMeta") managedFields = number;
-    if (writtenWhenAbsent(field)) alwaysWritten.push(field);
   }
   return { name, byNumber, alwaysWritten, sliceWrapper, managedFields };
 }
