@@ -40,7 +40,7 @@ const resourceRefreshPeriodMs = 30_000;
 const monitorSyncPollMs = 100;
 
 export interface GarbageCollectorOptions
-  extends Pick<ControllerContext, "informers" | "events" | "logger" | "metrics" | "workqueueMetrics" | "reconcileObserver"> {
+  extends Pick<ControllerContext, "informers" | "events" | "logger" | "metrics" | "workqueueMetrics" | "reconcileObserver" | "ownership"> {
   /** The garbage collector's own client (its descriptor asks for twice the QPS, as kube-controller-manager gives it). */
   client: KubeClient;
   /** Workers per queue (--concurrent-gc-syncs). */
@@ -153,6 +153,8 @@ export class GarbageCollector implements Runnable {
       reconcileObserver: options.reconcileObserver,
       logger: this.logger,
       clock: this.clock,
+      // In a shard ring a node is collected by the member that owns its namespace; cluster-scoped ones by the owner of "".
+      ...(options.ownership && { sharding: { ownership: options.ownership, namespaceOf: (node: GraphNode) => node.namespace ?? "" } }),
     });
   }
 

@@ -82,6 +82,7 @@ export async function buildController<T extends KubeObject>(spec: ControllerSpec
     reconcileObserver: context.reconcileObserver,
     logger,
     ...(context.clock && { clock: context.clock }),
+    ...(context.ownership && { sharding: { ownership: context.ownership } }),
   });
   const primary = spec.primary && new PrimaryResource(core, spec.primary, context);
   const cached = (key: string) => primary?.cached(key);

@@ -8,6 +8,7 @@ import type { HealthCheck } from "../health/health-check.ts";
 import type { ResourceEventHandler } from "../informer/event-handler.ts";
 import type { InformerScope, ReadOptions, ResourceInformer, SharedInformerFactory } from "../informer/factory.ts";
 import type { Indexers } from "../informer/store.ts";
+import { splitMetaNamespaceKey } from "../informer/keys.ts";
 import { type CacheSyncSource, waitForNamedCacheSync } from "../informer/wait-for-cache-sync.ts";
 import type { GroupVersionResource } from "../kube/gvr.ts";
 import type { KubeObject } from "../kube/objects.ts";
@@ -19,6 +20,7 @@ import { filtered } from "./handlers.ts";
 import type { Predicate } from "./predicates.ts";
 import type { ReconcileObserver } from "./reconcile-observer.ts";
 import { ReconcileRunner } from "./internal/reconcile-runner.ts";
+import type { NamespaceOwnership } from "../shardelection/namespace-ownership.ts";
 import type { Reconciler } from "./reconciler.ts";
 
 /** What a Controller is made with; `ControllerContext` has most of it. */
@@ -41,6 +43,11 @@ export interface ControllerOptions<K> {
   logger?: Logger | undefined;
   /** Default: the real clock; tests pass a fake. */
   clock?: Clock | undefined;
+  /**
+   * As one member of a shard ring (`ControllerContext.ownership`): reconcile only the keys of the namespaces this
+   * process owns now. `namespaceOf` finds a key's namespace ("" when cluster-scoped); string keys default to "namespace/name".
+   */
+  sharding?: { ownership: NamespaceOwnership; namespaceOf?: ((key: K) => string) | undefined } | undefined;
 }
 
 /** Options of `Controller.informer`: which part of the collection, and the indexes the reconciler reads by. */
@@ -95,6 +102,7 @@ export class Controller<K = string> {
       observer: options.reconcileObserver,
       clock,
       reconciler: { reconcile: (key, signal) => this.reconcilerOrThrow().reconcile(key, signal) },
+      sharding: options.sharding && { ownership: options.sharding.ownership, namespaceOf: options.sharding.namespaceOf ?? namespaceOfKey },
     });
   }
 
@@ -164,4 +172,10 @@ export class Controller<K = string> {
     const missing = Object.entries(indexers ?? {}).filter(([name]) => !(name in present));
     if (missing.length > 0) shared.informer.addIndexers(Object.fromEntries(missing));
   }
+}
+
+/** The namespace of a "namespace/name" key ("" for a cluster-scoped "name"); other keys need their own `namespaceOf`. */
+function namespaceOfKey(key: unknown): string {
+  if (typeof key !== "string") throw new Error("a sharded controller whose keys are not \"namespace/name\" strings needs sharding.namespaceOf");
+  return splitMetaNamespaceKey(key).namespace;
 }

@@ -6,7 +6,7 @@ import type { ClientConfig } from "./client-config.ts";
 import { DiscoveryClient } from "./discovery.ts";
 import { DynamicClient } from "./dynamic-client.ts";
 import type { ApiContentType } from "./protobuf/media-types.ts";
-import { RestClient, type RequestObserver } from "./rest-client.ts";
+import { RestClient, type RequestObserver, type WriteGuard } from "./rest-client.ts";
 import { createFetch, currentRuntime, type Fetch } from "./transport.ts";
 import type { TypedClients } from "./typed-clients.ts";
 
@@ -95,7 +95,7 @@ export function withRateLimit(client: KubeClient, qps: number, burst: number, co
 }
 
 /** The same client, refusing every write that `guard` throws for (the controllers' clients while leading). */
-export function withWriteGuard(client: KubeClient, guard: () => void): KubeClient {
+export function withWriteGuard(client: KubeClient, guard: WriteGuard): KubeClient {
   return clientOver(client.config, client.program, client.rest.withWriteGuard(guard));
 }
 

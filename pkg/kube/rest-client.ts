@@ -20,6 +20,9 @@ import { TimeSlicer } from "../eventloop/time-slicer.ts";
 export type QueryValue = string | number | boolean | undefined;
 
 /** One HTTP request to the API server. */
+/** Judges a write the moment before it is sent: throws to refuse it. */
+export type WriteGuard = (request: Pick<RestRequest, "method" | "path">) => void;
+
 export interface RestRequest {
   /** The HTTP method. */
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -73,8 +76,8 @@ export interface RestClientOptions {
   timeoutMs: number;
   /** Told about every finished request. */
   observer?: RequestObserver;
-  /** Called before every request that is not a GET; throws to refuse it (e.g. a leader no longer sure it leads). */
-  writeGuard?: () => void;
+  /** Called before every request that is not a GET; throws to refuse it (e.g. a leader no longer sure it leads, a shard member that does not own the namespace). */
+  writeGuard?: WriteGuard;
   /** The encoding asked for built-in resources (--kube-api-content-type); default protobuf. */
   contentType?: ApiContentType;
 }
@@ -105,7 +108,7 @@ export class RestClient {
   }
 
   /** The same client, refusing every write that `guard` throws for. */
-  withWriteGuard(guard: () => void): RestClient {
+  withWriteGuard(guard: WriteGuard): RestClient {
     return new RestClient({ ...this.options, writeGuard: guard });
   }
 
@@ -276,7 +279,7 @@ export class RestClient {
       headers["Content-Type"] = request.contentType ?? "application/json";
     }
     // Asked last, right before sending: leadership can end while a write waits for a token.
-    if (request.method !== "GET") this.options.writeGuard?.();
+    if (request.method !== "GET") this.options.writeGuard?.(request);
     const started = performance.now();
     let response: Response;
     try {

@@ -2,6 +2,7 @@
 // --use-service-account-credentials, its own rate limit when its descriptor asks for one, and,
 // with leader election, a guard that refuses its writes once this process is not sure it leads.
 import { type KubeClient, withRateLimit, withWriteGuard } from "../kube/client.ts";
+import type { WriteGuard } from "../kube/rest-client.ts";
 import type { ConnectionOptions } from "../options/options.ts";
 import type { ControllerDescriptor } from "./controller-descriptor.ts";
 import type { ClientForController } from "./service-account-clients.ts";
@@ -12,8 +13,8 @@ export interface ControllerClientSources {
   connection: Pick<ConnectionOptions, "qps" | "burst">;
   /** Under --use-service-account-credentials: each controller's own identity. */
   clientFor?: ClientForController | undefined;
-  /** With leader election: throws unless this process is sure it leads. */
-  writeGuard?: (() => void) | undefined;
+  /** With leader election: throws unless this process is sure it leads; in a shard ring, unless it holds the namespace. */
+  writeGuard?: WriteGuard | undefined;
 }
 
 export async function controllerClient(descriptor: ControllerDescriptor, sources: ControllerClientSources): Promise<KubeClient> {

@@ -10,6 +10,7 @@ import type { KubeClient } from "../kube/client.ts";
 import type { Logger } from "../log/logger.ts";
 import type { FlagValues } from "../options/flag-values.ts";
 import type { KnownController } from "../options/parse-command-line.ts";
+import type { NamespaceOwnership } from "../shardelection/namespace-ownership.ts";
 import type { WorkqueueMetricsProvider } from "../workqueue/metrics.ts";
 import type { Runnable } from "./runnable.ts";
 
@@ -41,6 +42,11 @@ export interface ControllerContext {
   identity: string;
   /** What the controller's workqueue and reconciles tell time by. Default: the real clock; tests pass a fake. */
   clock?: Clock | undefined;
+  /**
+   * As a member of a shard ring (--shard-ring): which namespaces this process acts on now. Controllers made with the
+   * builder follow it by themselves; one made with `Controller` passes it as its `sharding.ownership`.
+   */
+  ownership?: NamespaceOwnership | undefined;
 }
 
 /**

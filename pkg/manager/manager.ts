@@ -33,7 +33,10 @@ import { StatusBoard } from "../status/status-board.ts";
 import { emulatedKubernetesVersion, type ProgramIdentity, runtimeVersion } from "../version.ts";
 import type { ControllerDescriptor } from "./controller-descriptor.ts";
 import { createControllers } from "./create-controllers.ts";
+import type { WriteGuard } from "../kube/rest-client.ts";
+import type { NamespaceOwnership } from "../shardelection/namespace-ownership.ts";
 import { Leadership } from "./leadership.ts";
+import { ShardMembership } from "./shard-membership.ts";
 import { leaderOnlyEvents } from "./leader-only-events.ts";
 import { type ExitReason, type RunControllers, runUntilTerminated } from "./shutdown.ts";
 import { RunnableGroup } from "./runnable-group.ts";
@@ -42,6 +45,17 @@ import { type Service, ServiceGroup } from "./service-group.ts";
 import { waitForApiServer } from "./wait-for-apiserver.ts";
 
 export type { ExitReason } from "./shutdown.ts";
+
+/** How the controllers are confined (see Manager.coordination). */
+interface Coordination {
+  writeGuard?: WriteGuard;
+  events: EventRecorder;
+  ownership?: NamespaceOwnership;
+  /** Start the informers before the controllers may act. */
+  informersFirst: boolean;
+  /** Runs the controllers while this process may act; without it they run until terminated. */
+  run?: (whileActing: RunControllers, terminate: AbortSignal) => Promise<ExitReason>;
+}
 
 export class Manager {
   private readonly endpoints: HttpEndpoints;
@@ -139,32 +153,67 @@ export class Manager {
     const { options, logger } = this;
     const events = await this.startEvents(client, services);
     const informerMetrics = new PrometheusInformerMetricsProvider(this.endpoints.metrics);
-    const leadership = options.leaderElection.enabled ? await this.leadership(client, events, services, informerMetrics) : undefined;
     const informers = this.informerFactory(client, informerMetrics);
-    // The controllers' writes, Events included, go through only while this process is sure it leads (see assertLeading).
-    const writeGuard = leadership && (() => leadership.assertLeading());
-    const context = this.controllerContext(informers, writeGuard ? leaderOnlyEvents(events, writeGuard) : events);
+    const coordination = await this.coordination(client, events, services, informerMetrics, informers);
+    const context = { ...this.controllerContext(informers, coordination.events), ownership: coordination.ownership };
     const controllers = await createControllers(options.enabledControllers, this.descriptors, context, {
       client,
       connection: options.connection,
       clientFor,
-      writeGuard,
+      writeGuard: coordination.writeGuard,
     });
     this.runnables.register(controllers);
     const startInformers = () => services.start(informersService("informers", informers));
-    // A warm standby fills its caches while it waits; otherwise they start once this process leads, as kube-controller-manager's do.
-    if (options.warmStandby) await startInformers();
+    if (coordination.informersFirst) await startInformers();
 
     const always = this.runnables.run(false, terminate, terminate);
-    const whileLeading: RunControllers = async (stop, abort) => {
-      if (!options.warmStandby) await startInformers();
+    const whileActing: RunControllers = async (stop, abort) => {
+      if (!coordination.informersFirst) await startInformers();
       await this.runnables.run(true, stop, abort);
     };
-    const reason = leadership
-      ? await leadership.run(whileLeading, terminate)
-      : await runUntilTerminated(whileLeading, terminate, options.controllerShutdownTimeoutMs, logger);
+    const reason = coordination.run
+      ? await coordination.run(whileActing, terminate)
+      : await runUntilTerminated(whileActing, terminate, options.controllerShutdownTimeoutMs, logger);
     if (reason === "terminated") await always;
     return reason;
+  }
+
+  /**
+   * Where the controllers act: under leader election, only while this process is sure it leads (see
+   * assertLeading); in a shard ring, only in the namespaces it holds now; otherwise everywhere. Their writes,
+   * Events included, are judged the moment before they are sent.
+   */
+  private async coordination(
+    client: KubeClient,
+    events: EventRecorder,
+    services: ServiceGroup,
+    metrics: InformerMetricsProvider,
+    informers: SharedInformerFactory,
+  ): Promise<Coordination> {
+    const { options } = this;
+    if (options.leaderElection.enabled) {
+      const leadership = await this.leadership(client, events, services, metrics);
+      const assertLeading = () => leadership.assertLeading();
+      return {
+        writeGuard: assertLeading,
+        events: leaderOnlyEvents(events, assertLeading),
+        // A warm standby fills its caches while it waits; otherwise they start once it leads, as kube-controller-manager's do.
+        informersFirst: options.warmStandby,
+        run: (whileLeading, terminate) => leadership.run(whileLeading, terminate),
+      };
+    }
+    if (options.sharding) {
+      const membership = await this.shardMembership(client, services, metrics, informers);
+      return {
+        writeGuard: membership.writeGuard,
+        events: membership.ownedEvents(events),
+        ownership: membership.member,
+        // Its caches fill before it holds anything: a slot is taken only once its objects are cached.
+        informersFirst: true,
+        run: (whileMember, terminate) => membership.run(whileMember, terminate),
+      };
+    }
+    return { events, informersFirst: false };
   }
 
   /** The event broadcaster, started: what the controllers record reaches the API server and the status page. */
@@ -216,6 +265,27 @@ export class Manager {
     this.endpoints.livez.add(leadership.healthCheck);
     this.status.attach({ leaderElection: () => leadership.status() });
     return leadership;
+  }
+
+  /**
+   * The shard ring's membership, its Leases followed through an informer of their own, started here. A slot is
+   * taken once the controllers' informers have synced (every cache holds everything this process caches).
+   */
+  private async shardMembership(client: KubeClient, services: ServiceGroup, metrics: InformerMetricsProvider, informers: SharedInformerFactory): Promise<ShardMembership> {
+    const { options, identity, logger } = this;
+    const sharding = options.sharding!;
+    const cached = () => informers.list().every((informer) => informer.hasSynced());
+    const membership = new ShardMembership({ options: { ...options, sharding }, client, identity, logger, cached });
+    const ring = new SharedInformerFactory({
+      listerWatcherFor: (gvr, scope) => client.dynamic.listerWatcher(gvr, scope),
+      defaultResyncMs: 0,
+      logger,
+      metrics: { provider: metrics, name: this.program.name },
+    });
+    membership.followRing(ring);
+    this.informerFactories.push(ring);
+    await services.start(informersService("shard-ring-informer", ring));
+    return membership;
   }
 
   private controllerContext(informers: SharedInformerFactory, events: EventRecorder) {

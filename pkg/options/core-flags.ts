@@ -12,6 +12,7 @@ import { servingFlags } from "./serving-flags.ts";
 
 const generic = flagGroup("Generic");
 const leaderElection = flagGroup("Leader election");
+const sharding = flagGroup("Sharding");
 const misc = flagGroup("Misc");
 const logs = flagGroup("Logs");
 const globals = flagGroup("Global");
@@ -83,6 +84,10 @@ function leaseFlags(program: ResolvedProgram): LeaseFlags {
 export const warmStandbyFlag = leaderElection.bool("leader-elect-warm-standby", true,
   "A standby fills and follows the caches of its controllers while it waits for the Lease, so it reconciles as soon as it takes over, without listing again; it writes nothing until then. Costs the memory of those caches on every replica. false: start the informers only once this process leads.");
 
+// kube-controller-manager has no sharding; this mode is kube-loom's own (README, "Differences").
+export const shardRingFlag = sharding.string("shard-ring", "",
+  "Run as one member of the named shard ring instead of electing a leader: every replica acts at once, each on its own share of the namespaces, handed over between replicas as they come and go. Members hold Leases labelled with the ring's name in --leader-elect-resource-namespace, timed by the --leader-elect-* durations. Empty: one replica acts, chosen by leader election.");
+
 export const kubeconfigFlag = misc.string("kubeconfig", "", "kubeconfig file naming the API server and the credentials to reach it.");
 
 export const masterFlag = misc.string("master", "", "API server URL; replaces the server the kubeconfig names.");
@@ -140,6 +145,7 @@ export function coreFlags(own: ProgramFlags): readonly FlagDefinition[] {
     own.lease.name,
     own.lease.namespace,
     warmStandbyFlag,
+    shardRingFlag,
     ...servingFlags,
     ...delegatedAuthFlags(own.delegatedAuthKubeconfigs),
     kubeconfigFlag,

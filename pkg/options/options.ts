@@ -27,6 +27,7 @@ import {
 } from "./core-flags.ts";
 import type { FlagValues } from "./flag-values.ts";
 import { validateLeaderElection, type LeaderElectionOptions } from "./leader-election-validation.ts";
+import { readShardingOptions, type ShardingOptions } from "./sharding-options.ts";
 import { readServingOptions, type ServingOptions, unlessEmpty } from "./serving-options.ts";
 
 /** How to reach the API server; the first three map onto the kube client's config sources. */
@@ -60,6 +61,8 @@ export interface Options {
   leaderElection: LeaderElectionOptions;
   /** A standby runs its informers before it leads (--leader-elect-warm-standby); otherwise they start once it leads. */
   warmStandby: boolean;
+  /** As a member of a shard ring (--shard-ring), which takes the place of leader election; undefined: the singleton. */
+  sharding: ShardingOptions | undefined;
   serving: ServingOptions;
   connection: ConnectionOptions;
   logging: LoggingOptions;
@@ -72,8 +75,10 @@ export interface Options {
  * together. `own`: the program's own flags, the ones `values` was parsed with.
  */
 export function readOptions(values: FlagValues, enabledControllers: readonly string[], own: ProgramFlags): Options {
+  const sharding = readShardingOptions(values);
   const leaderElection: LeaderElectionOptions = {
-    enabled: values.get(leaderElectFlag),
+    // A shard ring takes the place of the election; its timing flags still apply, to the member Leases.
+    enabled: values.get(leaderElectFlag) && sharding === undefined,
     leaseDurationMs: values.get(leaseDurationFlag),
     renewDeadlineMs: values.get(renewDeadlineFlag),
     retryPeriodMs: values.get(retryPeriodFlag),
@@ -81,7 +86,7 @@ export function readOptions(values: FlagValues, enabledControllers: readonly str
     resourceName: values.get(own.lease.name),
     resourceNamespace: values.get(own.lease.namespace),
   };
-  validateLeaderElection(leaderElection);
+  validateLeaderElection(sharding ? { ...leaderElection, enabled: true } : leaderElection);
   return {
     enabledControllers,
     configFile: unlessEmpty(values.get(configFileFlag)),
@@ -91,6 +96,7 @@ export function readOptions(values: FlagValues, enabledControllers: readonly str
     useServiceAccountCredentials: values.get(useServiceAccountCredentialsFlag),
     leaderElection,
     warmStandby: values.get(warmStandbyFlag),
+    sharding,
     serving: readServingOptions(values, own.delegatedAuthKubeconfigs),
     connection: {
       kubeconfig: unlessEmpty(values.get(kubeconfigFlag)),

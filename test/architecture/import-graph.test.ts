@@ -24,7 +24,7 @@ const pkgLayers: readonly (readonly string[])[] = [
   ["health"],
   ["flowcontrol"],
   ["kube"],
-  ["workqueue", "informer", "events", "leaderelection"],
+  ["workqueue", "informer", "events", "leaderelection", "shardelection"],
   ["controller"],
   ["options"],
   ["metrics", "status", "server"],

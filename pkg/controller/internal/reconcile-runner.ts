@@ -6,10 +6,13 @@ import { realClock, type Clock } from "../../clock/clock.ts";
 import { errorMessage, isProgrammingError } from "../../errors/expected-error.ts";
 import type { Logger } from "../../log/logger.ts";
 import type { HealthCheck } from "../../health/health-check.ts";
+import type { NamespaceOwnership } from "../../shardelection/namespace-ownership.ts";
 import type { RateLimitingQueue } from "../../workqueue/rate-limiting-queue.ts";
 import type { ReconcileLoopSnapshot, ReconcileLoopState } from "../reconcile-loop-snapshot.ts";
 import { noopReconcileObserver, type ReconcileObserver, type ReconcileOutcome } from "../reconcile-observer.ts";
 import { TerminalError, type Reconciler } from "../reconciler.ts";
+
+const noWorkToEnd = () => undefined;
 
 export interface ReconcileRunnerOptions<K> {
   name: string;
@@ -25,6 +28,8 @@ export interface ReconcileRunnerOptions<K> {
   clock?: Clock;
   /** A reconcile running longer than this makes the health check fail (a wedged worker). */
   wedgedAfterMs?: number;
+  /** As one member of a shard ring: which keys this process reconciles now, by their namespace. */
+  sharding?: { ownership: NamespaceOwnership; namespaceOf: (key: K) => string } | undefined;
 }
 
 export class ReconcileRunner<K> {
@@ -34,6 +39,8 @@ export class ReconcileRunner<K> {
   /** Start time of each reconcile in flight, by worker. */
   private readonly inFlight = new Map<number, { key: K; since: number }>();
   private state: ReconcileLoopState = "idle";
+  /** Keys of namespaces this process is about to own: queued again once it does. */
+  private readonly parked = new Set<K>();
 
   constructor(private readonly options: ReconcileRunnerOptions<K>) {
     this.clock = options.clock ?? realClock;
@@ -53,6 +60,7 @@ export class ReconcileRunner<K> {
     const onStop = () => queue.shutDown();
     stop.addEventListener("abort", onStop, { once: true });
     if (stop.aborted) onStop();
+    const unsubscribe = this.options.sharding?.ownership.onChange(() => this.unpark());
     try {
       await Promise.all(Array.from({ length: workers }, (_, id) => this.worker(id, stop, abort)));
       this.state = "stopped";
@@ -60,6 +68,7 @@ export class ReconcileRunner<K> {
       this.state = "crashed";
       throw err;
     } finally {
+      unsubscribe?.();
       stop.removeEventListener("abort", onStop);
     }
   }
@@ -100,15 +109,48 @@ export class ReconcileRunner<K> {
         queue.done(next.item);
         return;
       }
+      const end = this.beginOrPark(next.item);
+      if (end === undefined) {
+        queue.done(next.item);
+        continue;
+      }
       this.inFlight.set(id, { key: next.item, since: this.clock.monotonic() });
       this.observer.setActiveWorkers(this.options.name, this.inFlight.size);
       try {
         await this.reconcileOne(next.item, abort);
       } finally {
+        end();
         this.inFlight.delete(id);
         this.observer.setActiveWorkers(this.options.name, this.inFlight.size);
         queue.done(next.item);
       }
+    }
+  }
+
+  /**
+   * Whether this process reconciles `key` now, with the call that ends that piece of work. A key of
+   * a namespace another member owns is dropped (that member's informers queue it there); one of a
+   * namespace about to be owned here waits aside until it is.
+   */
+  private beginOrPark(key: K): (() => void) | undefined {
+    const sharding = this.options.sharding;
+    if (!sharding) return noWorkToEnd;
+    const namespace = sharding.namespaceOf(key);
+    const end = sharding.ownership.begin(namespace);
+    if (end) return end;
+    this.options.queue.forget(key);
+    if (sharding.ownership.verdict(namespace) === "wait") this.parked.add(key);
+    return undefined;
+  }
+
+  private unpark(): void {
+    const sharding = this.options.sharding;
+    if (!sharding) return;
+    for (const key of this.parked) {
+      const verdict = sharding.ownership.verdict(sharding.namespaceOf(key));
+      if (verdict === "wait") continue;
+      this.parked.delete(key);
+      if (verdict === "act") this.options.queue.add(key);
     }
   }
 

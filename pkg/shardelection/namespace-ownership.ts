@@ -1,0 +1,16 @@
+// What a controller asks before it reconciles a key, when the process runs as one member of a
+// shard ring: whether it acts on the key's namespace now. The controller core keeps a key it
+// will own soon, drops one owned elsewhere, and counts the work in flight so that a slot is only
+// handed over once that work has finished.
+
+/** "act": this process acts on the namespace now; "wait": it will, once its caches are ready and the slot is handed over; "elsewhere": another member does. */
+export type NamespaceVerdict = "act" | "wait" | "elsewhere";
+
+export interface NamespaceOwnership {
+  /** The verdict for `namespace` ("" for cluster-scoped objects), without side effects. */
+  verdict(namespace: string): NamespaceVerdict;
+  /** Starts a piece of work in `namespace`: returns the call that ends it, or undefined when the verdict is not "act". */
+  begin(namespace: string): (() => void) | undefined;
+  /** Called whenever verdicts may have changed. Returns the unsubscribe. */
+  onChange(listener: () => void): () => void;
+}
