@@ -1,0 +1,254 @@
+// Sharded mode (--shard-ring): several kube-loom processes act at once, each on the namespaces
+// whose slots it holds in the ring's table. Every replica has a client certificate of its own, so
+// the API server's audit log names the process behind every request; with the table's every
+// version in the log too (leases are logged with their response), each write to a namespaced
+// object can be checked against the table as it stood when the API server received the write:
+// its author must have held the namespace then. The ring goes through kill -9, SIGTERM, a freeze
+// longer than the lease, and resizing from 3 to 5 to 2 members.
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { KubeClient } from "../../pkg/kube/client.ts";
+import { resources } from "../../pkg/kube/gvr.ts";
+import { namespaceSlot, slotCount } from "../../pkg/sharding/slots.ts";
+import { decodeSlotTable, type SlotHolders, slotTableAnnotation } from "../../pkg/shardelection/slot-table.ts";
+import { KUBERNETES_MINOR } from "../controlplane/binaries.ts";
+import { ControlPlane } from "../controlplane/control-plane.ts";
+import { apply, createNamespace, replicaSetManifest, waitForStatus } from "../replicaset/replicaset-fixture.ts";
+import { waitUntil } from "../support/eventually.ts";
+import { buildKubeLoom, KubeLoomProcess } from "../support/kube-loom-binary.ts";
+import { fastClient } from "./informer-fixtures.ts";
+
+const ring = "loom";
+const leaseDurationMs = 6000;
+/** Short enough that a takeover after kill -9 takes seconds, valid by client-go's rules. */
+const ringFlags = [`--shard-ring=${ring}`, "--leader-elect-lease-duration=6s", "--leader-elect-renew-deadline=4s", "--leader-elect-retry-period=1s"];
+const writeVerbs = new Set(["create", "update", "patch", "delete", "deletecollection"]);
+const namespaces = Array.from({ length: 12 }, (_, i) => `team-${i}`);
+
+let auditDir: string;
+let controlPlane: ControlPlane;
+let admin: KubeClient;
+let binary: string;
+const processes = new Map<string, KubeLoomProcess>();
+
+beforeAll(async () => {
+  auditDir = mkdtempSync(join(tmpdir(), "kube-loom-shard-audit-"));
+  // Every request when received; Leases also with their answer, so the table's every version is in the log.
+  writeFileSync(
+    join(auditDir, "policy.yaml"),
+    [
+      "apiVersion: audit.k8s.io/v1",
+      "kind: Policy",
+      "omitStages: [ResponseStarted, Panic]",
+      "rules:",
+      "  - level: RequestResponse",
+      "    resources: [{ group: coordination.k8s.io, resources: [leases] }]",
+      "  - level: Metadata",
+      "    omitStages: [ResponseComplete]",
+      "",
+    ].join("\n"),
+  );
+  const extraApiserverArgs = [
+    `--audit-policy-file=${join(auditDir, "policy.yaml")}`,
+    `--audit-log-path=${join(auditDir, "audit.log")}`,
+    ...(KUBERNETES_MINOR >= 36 ? ["--feature-gates=ShardedListAndWatch=true"] : []),
+  ];
+  [controlPlane, binary] = await Promise.all([ControlPlane.start({ extraApiserverArgs }), buildKubeLoom()]);
+  admin = await fastClient(controlPlane.kubeconfigPath);
+  for (const namespace of namespaces) await createNamespace(admin, namespace);
+}, 300_000);
+
+afterAll(async () => {
+  await Promise.all([...processes.values()].filter((p) => p.running).map((p) => p.stop("SIGKILL")));
+  await controlPlane?.stop();
+  if (auditDir) rmSync(auditDir, { recursive: true, force: true });
+});
+
+afterEach(() => {
+  const violations = writesOutsideTheTable();
+  if (violations.length > 0) throw new Error(`writes by members not holding the namespace:\n${violations.slice(0, 20).join("\n")}`);
+});
+
+interface AuditEvent {
+  stage: "RequestReceived" | "ResponseComplete";
+  verb: string;
+  user: { username: string };
+  objectRef?: { resource?: string; namespace?: string; name?: string };
+  requestReceivedTimestamp: string;
+  stageTimestamp: string;
+  responseStatus?: { code?: number };
+  responseObject?: { metadata?: { name?: string; annotations?: Record<string, string> } };
+}
+
+function auditEvents(): AuditEvent[] {
+  return readFileSync(join(auditDir, "audit.log"), "utf8")
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as AuditEvent);
+}
+
+/**
+ * Each write to a namespaced object by a member, judged against the table's last version written
+ * before the API server received it: the member Lease its author created must hold the namespace's slot.
+ */
+function writesOutsideTheTable(): string[] {
+  const events = auditEvents();
+  const users = new Set([...processes.keys()]);
+  const memberOwner = new Map<string, string>();
+  const tables: { at: string; holders: SlotHolders }[] = [];
+  for (const event of events) {
+    if (event.objectRef?.resource !== "leases" || event.stage !== "ResponseComplete" || (event.responseStatus?.code ?? 500) >= 300) continue;
+    if (event.verb === "create" && event.objectRef.name !== ring) memberOwner.set(event.responseObject?.metadata?.name ?? "", event.user.username);
+    if ((event.verb === "create" || event.verb === "patch") && event.objectRef.name === ring) {
+      tables.push({ at: event.stageTimestamp, holders: decodeSlotTable(event.responseObject?.metadata?.annotations?.[slotTableAnnotation]) });
+    }
+  }
+  tables.sort((a, b) => a.at.localeCompare(b.at));
+  const violations: string[] = [];
+  for (const event of events) {
+    const { resource = "", namespace, name = "" } = event.objectRef ?? {};
+    if (event.stage !== "RequestReceived" || !users.has(event.user.username) || !writeVerbs.has(event.verb)) continue;
+    if (!namespace || resource === "leases" || resource === "events") continue;
+    const table = tables.filter((t) => t.at < event.requestReceivedTimestamp).at(-1);
+    const holder = table?.holders[namespaceSlot(namespace)];
+    const holderUser = holder === undefined ? undefined : memberOwner.get(holder);
+    if (holderUser !== event.user.username) {
+      violations.push(`${event.requestReceivedTimestamp} ${event.user.username} ${event.verb} ${resource} ${namespace}/${name}: the table said ${holder ?? "nobody"} (${holderUser ?? "?"})`);
+    }
+  }
+  return violations;
+}
+
+/** A ring member acting as `user` (a member of system:masters). */
+async function member(user: string): Promise<KubeLoomProcess> {
+  const kubeconfig = controlPlane.writeKubeconfig({ client: await controlPlane.issueClientCertificate({ user, groups: ["system:masters"] }) });
+  const instance = await KubeLoomProcess.start({
+    binary,
+    kubeconfig,
+    logDir: join(controlPlane.dir, "kube-loom-logs"),
+    name: user,
+    args: ["--controllers=replicaset,garbagecollector", ...ringFlags],
+  });
+  processes.set(user, instance);
+  await instance.waitFor("/healthz");
+  return instance;
+}
+
+async function table(): Promise<SlotHolders> {
+  const lease = await admin.dynamic.resource<{ metadata?: { annotations?: Record<string, string> } }>(resources.leases, "kube-system").get(ring);
+  return decodeSlotTable(lease.metadata?.annotations?.[slotTableAnnotation]);
+}
+
+/** Member Lease → the user that created it, from the audit log. */
+function membersByUser(): Map<string, string> {
+  const owners = new Map<string, string>();
+  for (const event of auditEvents()) {
+    if (event.objectRef?.resource === "leases" && event.verb === "create" && event.stage === "ResponseComplete" && event.objectRef.name !== ring) {
+      owners.set(event.responseObject?.metadata?.name ?? "", event.user.username);
+    }
+  }
+  return owners;
+}
+
+/** Waits until every slot is held, each by a Lease of one of `users`, and each of them holds some. */
+async function settledAmong(users: string[]): Promise<SlotHolders> {
+  let last: SlotHolders = [];
+  await waitUntil(
+    async () => {
+      last = await table();
+      const owners = membersByUser();
+      const holders = last.map((h) => (h === undefined ? undefined : owners.get(h)));
+      return holders.every((u) => u !== undefined && users.includes(u)) && users.every((u) => holders.includes(u));
+    },
+    `every slot held by one of ${users.join(", ")}`,
+    60_000,
+    250,
+  ).catch((err: unknown) => {
+    const counts = new Map<string, number>();
+    for (const h of last) counts.set(h ?? "free", (counts.get(h ?? "free") ?? 0) + 1);
+    throw new Error(`${err instanceof Error ? err.message : String(err)}; table: ${JSON.stringify(Object.fromEntries(counts))}`);
+  });
+  return last;
+}
+
+let round = 0;
+/** One ReplicaSet of `replicas` in every namespace, all converged. */
+async function reconcileEverywhere(replicas: number): Promise<void> {
+  round++;
+  await apply(controlPlane, namespaces.map((namespace) => replicaSetManifest({ name: "web", namespace, replicas })));
+  await Promise.all(namespaces.map((namespace) => waitForStatus(admin, namespace, "web", { replicas }, 90_000)));
+}
+
+/** The user whose member holds `namespace` now. */
+async function holderOf(namespace: string): Promise<string> {
+  const holder = (await table())[namespaceSlot(namespace)];
+  return membersByUser().get(holder ?? "") ?? "nobody";
+}
+
+describe("a shard ring of kube-loom replicas", () => {
+  test("three members share the slots, and each namespace is written only by the member holding it", async () => {
+    await Promise.all(["member-a", "member-b", "member-c"].map(member));
+    const holders = await settledAmong(["member-a", "member-b", "member-c"]);
+    const owners = membersByUser();
+    for (const user of ["member-a", "member-b", "member-c"]) {
+      const share = holders.filter((h) => owners.get(h ?? "") === user).length;
+      expect(share).toBeGreaterThan(slotCount / 3 / 2);
+    }
+    await reconcileEverywhere(2);
+  }, 180_000);
+
+  test("kill -9: the dead member's namespaces are acted on again once its Lease expires", async () => {
+    const victim = "member-c";
+    const itsNamespace = (await Promise.all(namespaces.map(async (ns) => [ns, await holderOf(ns)] as const))).find(([, user]) => user === victim)?.[0];
+    await processes.get(victim)!.stop("SIGKILL");
+    const killedAt = Date.now();
+    await settledAmong(["member-a", "member-b"]);
+    const tookOverMs = Date.now() - killedAt;
+    await reconcileEverywhere(3);
+    console.log(`kill -9: slots of ${victim} held again after ${tookOverMs} ms (lease ${leaseDurationMs} ms); its namespace ${itsNamespace}`);
+    expect(tookOverMs).toBeLessThan(leaseDurationMs + 10_000);
+  }, 180_000);
+
+  test("SIGTERM: the member hands its slots over before it exits", async () => {
+    await member("member-d");
+    await settledAmong(["member-a", "member-b", "member-d"]);
+    const stoppedAt = Date.now();
+    expect(await processes.get("member-d")!.stop("SIGTERM")).toBe(0);
+    await settledAmong(["member-a", "member-b"]);
+    const handedOverMs = Date.now() - stoppedAt;
+    console.log(`SIGTERM: slots held by the others ${handedOverMs} ms after the signal`);
+    expect(handedOverMs).toBeLessThan(leaseDurationMs);
+    await reconcileEverywhere(1);
+  }, 180_000);
+
+  test("a member frozen past its lease stops acting, and rejoins under a new Lease once it thaws", async () => {
+    const frozen = processes.get("member-b")!;
+    process.kill(frozen.pid, "SIGSTOP");
+    try {
+      await settledAmong(["member-a"]);
+      await reconcileEverywhere(2);
+    } finally {
+      process.kill(frozen.pid, "SIGCONT");
+    }
+    await settledAmong(["member-a", "member-b"]);
+    expect(frozen.logs()).toContain("left the shard ring; no longer acting on its namespaces");
+    await reconcileEverywhere(3);
+  }, 180_000);
+
+  test("resizing from 3 to 5 to 2 members rebalances without restarts", async () => {
+    await member("member-e");
+    await settledAmong(["member-a", "member-b", "member-e"]);
+    await Promise.all(["member-f", "member-g"].map(member));
+    const five = ["member-a", "member-b", "member-e", "member-f", "member-g"];
+    await settledAmong(five);
+    await reconcileEverywhere(2);
+    await Promise.all(["member-b", "member-e", "member-g"].map((user) => processes.get(user)!.stop("SIGTERM")));
+    await settledAmong(["member-a", "member-f"]);
+    await reconcileEverywhere(4);
+    expect(processes.get("member-a")!.running).toBe(true);
+    expect(processes.get("member-f")!.running).toBe(true);
+    console.log(`resizing: ${round} rounds of ReplicaSet changes converged`);
+  }, 240_000);
+});
