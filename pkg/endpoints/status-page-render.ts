@@ -35,8 +35,29 @@ export function renderStatus(snapshot: StatusSnapshot): string {
     <span>started ${ago(process.startedAt)}</span>
   </p>`;
 
+  const ring = snapshot.shardRing;
   const election = snapshot.leaderElection;
-  const leaderSection = election
+  const leaderSection = ring
+    ? `<section id="shard-ring"><h2>Shard ring <small>${esc(ring.ring)}</small></h2>
+      <p class="leader">${
+        ring.member ? `Member <b data-field="member">${esc(ring.member)}</b>` : '<b data-field="member" class="warn">not a member (joining again)</b>'
+      } · holds <b data-field="held">${esc(ring.held)}</b> of 256 slots${ring.draining > 0 ? `, handing ${esc(ring.draining)} over` : ""} · ${esc(
+        ring.handovers.taken,
+      )} taken, ${esc(ring.handovers.released)} released since start</p>
+      ${table(
+        ["member", "alive", "slots"],
+        ring.members.map(
+          (m) => `<tr data-member="${esc(m.name)}">${cell("name", `${esc(m.name)}${m.self ? ' <span class="badge ok">this process</span>' : ""}`)}${cell(
+            "alive",
+            m.alive ? "yes" : "no",
+            m.alive ? "ok" : "bad",
+          )}${cell("slots", count(m.slots), "num")}</tr>`,
+        ),
+        "no members seen",
+      )}
+      <p data-field="ranges"><b>Ranges held</b> (FNV-1a 64 of the namespace): ${ring.ranges.length > 0 ? ring.ranges.map(esc).join(", ") : "none"}</p>
+      <p data-field="namespaces"><b>Namespaces acted on here</b>: ${ring.namespaces.length > 0 ? ring.namespaces.map(esc).join(", ") : "none cached"}</p></section>`
+    : election
     ? `<section id="leader-election"><h2>Leader election <small>Lease ${esc(election.lease)}</small></h2>
       <p class="leader">${
         election.holder
@@ -55,7 +76,7 @@ export function renderStatus(snapshot: StatusSnapshot): string {
         "no candidates seen",
       )}
       <p class="hint">A Lease names only its holder: listed are this process and every holder seen since it started.</p></section>`
-    : `<section id="leader-election"><h2>Leader election</h2><p>Off (--leader-elect=false): this process runs its controllers unconditionally.</p></section>`;
+      : `<section id="leader-election"><h2>Leader election</h2><p>Off (--leader-elect=false): this process runs its controllers unconditionally.</p></section>`;
 
   const loopRows = snapshot.controllers.flatMap((controller) =>
     controller.loops.map((loop) => {

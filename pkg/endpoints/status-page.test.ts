@@ -9,6 +9,7 @@ const now = 1_800_000_000_000;
 const snapshot: StatusSnapshot = {
   generatedAt: now,
   process: { identity: "node-a_1234", version: "v0.1.0", startedAt: now - 125_000 },
+  shardRing: undefined,
   leaderElection: {
     lease: "kube-system/kube-loom",
     leading: true,
@@ -131,5 +132,28 @@ describe("status page", () => {
     expect(html).toContain("No controllers yet (waiting for the API server).");
     expect(html).toContain("No informers yet (waiting for the API server).");
     expect(html).toContain("No Events recorded since start.");
+  });
+
+  test("a shard ring member shows the ring in place of the election: members, its slots, ranges and namespaces", () => {
+    const shardRing = {
+      ring: "loom",
+      member: "loom-0a1b2c3d",
+      members: [
+        { name: "loom-0a1b2c3d", self: true, alive: true, slots: 85 },
+        { name: "loom-9f8e7d6c", self: false, alive: false, slots: 171 },
+      ],
+      held: 85,
+      draining: 2,
+      ranges: ["0x0000000000000000-0x5500000000000000"],
+      namespaces: ["team-a", "team-b"],
+      handovers: { taken: 85, released: 0 },
+    };
+    const html = renderStatus({ ...snapshot, leaderElection: undefined, shardRing });
+    expect(html).toContain('<section id="shard-ring">');
+    expect(html).not.toContain("Leader election");
+    expect(html).toContain('<b data-field="held">85</b> of 256 slots, handing 2 over');
+    expect(html).toMatch(/data-member="loom-9f8e7d6c">.*<td data-field="alive" class="bad">no<\/td>/);
+    expect(html).toContain("0x0000000000000000-0x5500000000000000");
+    expect(html).toContain("team-a, team-b");
   });
 });

@@ -11,6 +11,7 @@ import { combinedReconcileObserver } from "../controller/reconcile-observer.ts";
 import { EventBroadcaster } from "../events/broadcaster.ts";
 import { KubeEventSink } from "../events/kube-event-sink.ts";
 import { SharedInformerFactory } from "../informer/factory.ts";
+import { namespaceIndexName } from "../informer/index-funcs.ts";
 import { loadClientConfig } from "../kube/client-config.ts";
 import { createKubeClient, type KubeClient, withRateLimit } from "../kube/client.ts";
 import { leaderElectionIdentity } from "../leaderelection/identity.ts";
@@ -36,6 +37,8 @@ import { createControllers } from "./create-controllers.ts";
 import type { WriteGuard } from "../kube/rest-client.ts";
 import type { NamespaceOwnership } from "../shardelection/namespace-ownership.ts";
 import { Leadership } from "./leadership.ts";
+import { shardRingMetrics } from "../metrics/shard-ring-metrics.ts";
+import { shardRingStatus } from "../status/shard-ring-status.ts";
 import { ShardMembership } from "./shard-membership.ts";
 import { leaderOnlyEvents } from "./leader-only-events.ts";
 import { type ExitReason, type RunControllers, runUntilTerminated } from "./shutdown.ts";
@@ -275,7 +278,10 @@ export class Manager {
     const { options, identity, logger } = this;
     const sharding = options.sharding!;
     const cached = () => informers.list().every((informer) => informer.hasSynced());
-    const membership = new ShardMembership({ options: { ...options, sharding }, client, identity, logger, cached });
+    const status = () => membership.member.status();
+    const observer = shardRingMetrics(this.endpoints.metrics, sharding.ring, status);
+    const membership = new ShardMembership({ options: { ...options, sharding }, client, identity, logger, cached, observer });
+    this.status.attach({ shardRing: () => shardRingStatus(status(), knownNamespaces(informers), (ns) => membership.member.holds(ns)) });
     const ring = new SharedInformerFactory({
       listerWatcherFor: (gvr, scope) => client.dynamic.listerWatcher(gvr, scope),
       defaultResyncMs: 0,
@@ -328,6 +334,16 @@ export class Manager {
       stop: () => server?.stop(),
     };
   }
+}
+
+/** The namespaces the informers hold objects of. */
+function knownNamespaces(informers: SharedInformerFactory): string[] {
+  const namespaces = new Set<string>();
+  for (const informer of informers.list()) {
+    const cache = informer.getIndexer();
+    if (namespaceIndexName in cache.getIndexers()) for (const namespace of cache.listIndexFuncValues(namespaceIndexName)) namespaces.add(namespace);
+  }
+  return [...namespaces];
 }
 
 /** Runs a factory's informers until the services stop; started once its informers have been asked for. */

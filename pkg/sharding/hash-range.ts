@@ -73,8 +73,3 @@ export function shardSelector(key: ShardKey, ranges: readonly HashRange[]): stri
   if (ranges.length === 0) throw new Error("a shard selector needs at least one range");
   return ranges.map((r) => `shardRange(${key}, '${formatHashBound(r.start)}', '${formatHashBound(r.end)}')`).join(" || ");
 }
-
-/** The ranges as the status page shows them, e.g. "0x00…-0x40…, 0x80…-0x10000000000000000". */
-export function describeRanges(ranges: readonly HashRange[]): string {
-  return ranges.map((r) => `${formatHashBound(r.start)}-${formatHashBound(r.end)}`).join(", ");
-}

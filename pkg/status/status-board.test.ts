@@ -24,6 +24,7 @@ describe("StatusBoard", () => {
       generatedAt: clock.now(),
       process,
       leaderElection: undefined,
+      shardRing: undefined,
       controllers: [],
       informers: [],
       events: [],

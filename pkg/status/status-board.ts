@@ -9,7 +9,7 @@ import type { SharedIndexInformer } from "../informer/shared-informer.ts";
 import { informerStatus } from "./informer-status.ts";
 import type { RecentEvents } from "./recent-events.ts";
 import { ReconcileActivityObserver } from "./reconcile-activity-observer.ts";
-import type { ControllerReport, ControllerStatus, LeaderElectionStatus, ProcessStatus, StatusSnapshot } from "./status-snapshot.ts";
+import type { ControllerReport, ControllerStatus, LeaderElectionStatus, ProcessStatus, ShardRingStatus, StatusSnapshot } from "./status-snapshot.ts";
 import { workqueueCounters } from "./workqueue-counters.ts";
 
 export type NamedControllerReport = ControllerReport & { name: string };
@@ -17,6 +17,7 @@ export type NamedControllerReport = ControllerReport & { name: string };
 /** The parts known only once the API server has been reached. */
 export interface LateStatusParts {
   leaderElection?: () => LeaderElectionStatus;
+  shardRing?: () => ShardRingStatus;
   /** The built controllers, in start order. */
   controllers?: () => NamedControllerReport[];
   informers?: () => readonly SharedIndexInformer[];
@@ -64,6 +65,7 @@ export class StatusBoard {
       generatedAt: this.clock.now(),
       process: this.options.process,
       leaderElection: this.parts.leaderElection?.(),
+      shardRing: this.parts.shardRing?.(),
       controllers,
       informers: (this.parts.informers?.() ?? []).map(informerStatus).sort((a, b) => a.name.localeCompare(b.name)),
       events: this.options.events.list(),

@@ -7,8 +7,10 @@ import type { EventDropReason, EventWrite } from "../events/event-observer.ts";
 export interface StatusSnapshot {
   generatedAt: number;
   process: ProcessStatus;
-  /** undefined with --leader-elect=false. */
+  /** undefined with --leader-elect=false, or in a shard ring. */
   leaderElection: LeaderElectionStatus | undefined;
+  /** undefined unless --shard-ring names a ring. */
+  shardRing: ShardRingStatus | undefined;
   /** Empty until the API server has been reached and the controllers built. */
   controllers: ControllerStatus[];
   informers: InformerStatus[];
@@ -154,4 +156,21 @@ export interface EventCountsStatus {
   aggregated: number;
   /** Events never written, by why. */
   dropped: Record<EventDropReason, number>;
+}
+
+/** This process as a member of a shard ring (--shard-ring). */
+export interface ShardRingStatus {
+  ring: string;
+  /** This process's member Lease; "" while it is not a member (joining again). */
+  member: string;
+  /** Every member Lease seen, and every holder in the slot table. */
+  members: { name: string; self: boolean; alive: boolean; slots: number }[];
+  /** Slots held, of 256, draining ones included. */
+  held: number;
+  draining: number;
+  /** The namespace-hash ranges held, as the API server's shard selector writes bounds. */
+  ranges: string[];
+  /** Namespaces with cached objects that this process acts on now. */
+  namespaces: string[];
+  handovers: { taken: number; released: number };
 }

@@ -13,6 +13,7 @@ import type { KubeClient } from "../../pkg/kube/client.ts";
 import { resources } from "../../pkg/kube/gvr.ts";
 import { namespaceSlot, slotCount } from "../../pkg/sharding/slots.ts";
 import { decodeSlotTable, type SlotHolders, slotTableAnnotation } from "../../pkg/shardelection/slot-table.ts";
+import type { ShardRingStatus } from "../../pkg/status/status-snapshot.ts";
 import { KUBERNETES_MINOR } from "../controlplane/binaries.ts";
 import { ControlPlane } from "../controlplane/control-plane.ts";
 import { apply, createNamespace, replicaSetManifest, waitForStatus } from "../replicaset/replicaset-fixture.ts";
@@ -197,6 +198,15 @@ describe("a shard ring of kube-loom replicas", () => {
       expect(share).toBeGreaterThan(slotCount / 3 / 2);
     }
     await reconcileEverywhere(2);
+    const status = (await (await fetch(`${processes.get("member-a")!.url}/debug/status.json`)).json()) as { shardRing: ShardRingStatus };
+    expect(status.shardRing.members.filter((m) => m.alive)).toHaveLength(3);
+    expect(status.shardRing.held).toBe(holders.filter((h) => h === status.shardRing.member).length);
+    const own = namespaces.filter((ns) => holders[namespaceSlot(ns)] === status.shardRing.member);
+    for (const namespace of status.shardRing.namespaces) expect(holders[namespaceSlot(namespace)]).toBe(status.shardRing.member);
+    expect(status.shardRing.namespaces).toEqual(expect.arrayContaining(own));
+    const metrics = await (await fetch(`${processes.get("member-a")!.url}/metrics`)).text();
+    expect(metrics).toContain(`shard_ring_slots_held{ring="${ring}"} ${status.shardRing.held}`);
+    expect(metrics).toContain(`shard_ring_members{ring="${ring}"} 3`);
   }, 180_000);
 
   test("kill -9: the dead member's namespaces are acted on again once its Lease expires", async () => {

@@ -1,0 +1,25 @@
+// The shard ring on /metrics: how many members are alive, how many slots this member holds and
+// drains, and the handovers it took part in, each labelled with the ring's name.
+import type { Registry } from "prom-client";
+import type { RingMemberStatus, RingObserver } from "../shardelection/ring-member.ts";
+import { counter, gauge } from "./declare.ts";
+
+/** Registers the shard_ring_* metrics; `status` is read at scrape time. */
+export function shardRingMetrics(registry: Registry, ring: string, status: () => RingMemberStatus): RingObserver {
+  gauge(registry, "shard_ring_members", "Members of the shard ring this process sees alive.", ["ring"], (g) =>
+    g.set({ ring }, status().members.filter((m) => m.alive).length),
+  );
+  gauge(registry, "shard_ring_slots_held", "Slots of the shard ring this process holds (of 256), draining ones included.", ["ring"], (g) =>
+    g.set({ ring }, status().held),
+  );
+  gauge(registry, "shard_ring_slots_draining", "Slots this process is handing over: no new work starts in them.", ["ring"], (g) =>
+    g.set({ ring }, status().draining),
+  );
+  const handovers = counter(registry, "shard_ring_handovers_total", "Slots this process took or let go, by 'direction' (taken, released).", ["ring", "direction"]);
+  const lost = counter(registry, "shard_ring_membership_lost_total", "Times this process stopped acting at once because its shard Lease was not renewed in time or was taken from it.", ["ring"]);
+  return {
+    slotsTaken: (count) => handovers.inc({ ring, direction: "taken" }, count),
+    slotsReleased: (count) => handovers.inc({ ring, direction: "released" }, count),
+    membershipLost: () => lost.inc({ ring }),
+  };
+}
