@@ -27,6 +27,7 @@ import { AbsentOwnerCache } from "./absent-owner-cache.ts";
 import { AttemptToDelete } from "./attempt-to-delete.ts";
 import { AttemptToOrphan } from "./attempt-to-orphan.ts";
 import { graphDebugRoute } from "./debug-graph.ts";
+import { followNamespaceTakeovers } from "./namespace-takeover.ts";
 import { GraphBuilder } from "./graph-builder.ts";
 import type { GraphNode, ObjectIdentity } from "./graph.ts";
 import { type AttemptQueue, type GarbageCollectorMetrics, prometheusGarbageCollectorMetrics } from "./metrics.ts";
@@ -123,7 +124,13 @@ export class GarbageCollector implements Runnable {
     if (stop.aborted) return refreshing;
     if (synced) this.logger.info({ monitored: this.monitors.size }, "all resource monitors have synced; collecting garbage");
     else this.logger.warn({ unsynced: this.monitors.unsynced() }, "not all resource monitors synced in time; collecting garbage anyway");
-    await Promise.all([...this.loops.map((loop) => loop.run(stop, abort)), refreshing]);
+    const [deleter] = this.loops;
+    const unfollow = this.options.ownership && followNamespaceTakeovers(this.options.ownership, this.builder.graph, deleter!.queue);
+    try {
+      await Promise.all([...this.loops.map((loop) => loop.run(stop, abort)), refreshing]);
+    } finally {
+      unfollow?.();
+    }
   }
 
 

@@ -20,6 +20,7 @@ import { filtered } from "./handlers.ts";
 import type { Predicate } from "./predicates.ts";
 import type { ReconcileObserver } from "./reconcile-observer.ts";
 import { ReconcileRunner } from "./internal/reconcile-runner.ts";
+import { NamespaceReplay } from "./namespace-replay.ts";
 import type { NamespaceOwnership } from "../shardelection/namespace-ownership.ts";
 import type { Reconciler } from "./reconciler.ts";
 
@@ -82,6 +83,8 @@ export class Controller<K = string> {
   private readonly runner: ReconcileRunner<K>;
   private readonly sources: CacheSyncSource[] = [];
   private reconciler: Reconciler<K> | undefined;
+  /** In a shard ring: replays the watched caches' objects of namespaces this process starts acting on. */
+  private readonly replay: NamespaceReplay | undefined;
 
   /** Makes the queue and the workers; starts nothing. */
   constructor(options: ControllerOptions<K>) {
@@ -104,6 +107,7 @@ export class Controller<K = string> {
       reconciler: { reconcile: (key, signal) => this.reconcilerOrThrow().reconcile(key, signal) },
       sharding: options.sharding && { ownership: options.sharding.ownership, namespaceOf: options.sharding.namespaceOf ?? namespaceOfKey },
     });
+    this.replay = options.sharding && new NamespaceReplay(options.sharding.ownership);
   }
 
   /**
@@ -121,7 +125,9 @@ export class Controller<K = string> {
   watch<T extends KubeObject>(resource: GroupVersionResource<T>, handler: ResourceEventHandler<NoInfer<T>>, options: EventSourceOptions<NoInfer<T>> = {}): ResourceInformer<T> {
     const shared = this.informer(resource, options);
     const { resyncPeriodMs } = options;
-    shared.informer.addEventHandler(filtered(handler, options.predicates ?? []), resyncPeriodMs === undefined ? {} : { resyncPeriodMs });
+    const events = filtered(handler, options.predicates ?? []);
+    shared.informer.addEventHandler(events, resyncPeriodMs === undefined ? {} : { resyncPeriodMs });
+    this.replay?.add(shared.informer.getIndexer(), events);
     return shared;
   }
 
@@ -149,7 +155,12 @@ export class Controller<K = string> {
     this.reconcilerOrThrow();
     if (!(await waitForNamedCacheSync(this.name, this.sources, stop, { logger: this.logger }))) return;
     if (this.sources.length > 0) this.logger.info("caches synced; reconciling");
-    await this.runner.run(stop, abort);
+    const unfollow = this.replay?.follow();
+    try {
+      await this.runner.run(stop, abort);
+    } finally {
+      unfollow?.();
+    }
   }
 
   /** Fails while a reconcile is wedged or after the workers crashed. */
