@@ -37,7 +37,7 @@ interface Segment<T extends KubeObject> {
   syncedRanges: HashRange[];
   /** Its first list was applied to the cache. */
   listed: boolean;
-  /** Of the last change from it applied to the cache. */
+  /** Of the last change from it applied to the cache; before its first list, what the segments it took over from had reached ("" for a new one). */
   resourceVersion: string;
   readonly reflector: Reflector<T>;
   readonly stop: AbortController;
@@ -69,7 +69,7 @@ export class ShardedReflector<T extends KubeObject = KubeObject> {
       const ranges = normalizeRanges(this.plan.share.ranges());
       // A process that holds nothing yet has its (empty) cache filled all the same, so that waiting for sync ends.
       if (ranges.length === 0) await this.queue.replace([], "");
-      else this.startSegment(ranges, []);
+      else this.startSegment(ranges, [], "");
       await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true })));
     } finally {
       unsubscribe();
@@ -112,14 +112,15 @@ export class ShardedReflector<T extends KubeObject = KubeObject> {
    * The cache's resourceVersion with several segments: the oldest of theirs, since a reader may
    * only trust that every change up to it is in, whichever namespace it reads (a controller that
    * compares it with its own write's, as the ReplicaSet controller does, waits a little longer
-   * rather than act on a cache that has not seen the write). Segments still on their first list
-   * do not count: their namespaces are not synced (see hasSyncedRanges), so no one acts on them.
-   * Versions that cannot be ordered (not integers) leave the first segment's.
+   * rather than act on a cache that has not seen the write). New segments still on their first
+   * list do not count: their namespaces are not synced (see hasSyncedRanges), so no one acts on
+   * them. Versions that cannot be ordered (not integers) leave the first segment's. "" when no
+   * segment has a version yet.
    */
   storeResourceVersion(): string {
     let oldest: string | undefined;
-    for (const { listed, resourceVersion } of this.segments.values()) {
-      if (!listed || resourceVersion === "") continue;
+    for (const { resourceVersion } of this.segments.values()) {
+      if (resourceVersion === "") continue;
       if (oldest === undefined || (compareResourceVersions(resourceVersion, oldest) ?? 0) < 0) oldest = resourceVersion;
     }
     return oldest ?? "";
@@ -172,12 +173,13 @@ export class ShardedReflector<T extends KubeObject = KubeObject> {
     }
     if (added.length > 0) {
       const limit = this.plan.serverFilters ? maxSegmentsWhenServerFilters : 1;
-      if (this.segments.size < limit) this.startSegment(added, []);
+      if (this.segments.size < limit) this.startSegment(added, [], "");
       else {
-        // One segment for the whole share; what the others had listed stays synced while it lists again.
+        // One segment for the whole share; what the others had listed stays synced, at the version they had reached, while it lists again.
         const synced = this.syncedRanges();
+        const reached = this.storeResourceVersion();
         for (const segment of [...this.segments.values()]) this.endSegment(segment);
-        this.startSegment(wanted, synced);
+        this.startSegment(wanted, synced, reached);
       }
     }
     if (removed.length > 0 || added.length > 0) {
@@ -185,11 +187,11 @@ export class ShardedReflector<T extends KubeObject = KubeObject> {
     }
   }
 
-  private startSegment(ranges: HashRange[], syncedRanges: HashRange[]): void {
+  private startSegment(ranges: HashRange[], syncedRanges: HashRange[], resourceVersion: string): void {
     const id = this.nextSegment++;
     const stop = new AbortController();
     const reflector = this.makeReflector(this.segmentListerWatcher(() => segment.ranges), this.queue.segmentStore(id), `${this.name}[${id}]`);
-    const segment: Segment<T> = { id, ranges, syncedRanges, listed: false, resourceVersion: "", reflector, stop };
+    const segment: Segment<T> = { id, ranges, syncedRanges, listed: false, resourceVersion, reflector, stop };
     this.segments.set(id, segment);
     const signal = this.signal ? AbortSignal.any([this.signal, stop.signal]) : stop.signal;
     const run: Promise<void> = reflector.run(signal).finally(() => this.runs.delete(run));

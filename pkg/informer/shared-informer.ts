@@ -365,7 +365,8 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
       default:
         return;
     }
-    this.indexer.bookmark(sharded.storeResourceVersion());
+    const resourceVersion = sharded.storeResourceVersion();
+    if (resourceVersion) this.indexer.bookmark(resourceVersion);
   }
 
   /** Takes what the share no longer holds out of the cache, telling the handlers as of deletions (tombstones: nothing was deleted on the server). */
