@@ -11,7 +11,7 @@ const widgets: GroupVersionResource = { group: "example.com", version: "v1alpha1
 const gadgets: GroupVersionResource = { group: "example.com", version: "v1alpha1", resource: "gadgets" };
 
 /** A factory whose every resource has objects in n1…n3 (cluster-scoped ones: names only), holding n1 when sharded. */
-function setup(options: { sharded: boolean; serverFilters?: boolean }) {
+function setup(options: { sharded: boolean; serverFilters?: boolean; lookupFails?: boolean }) {
   const lws = new Map<string, FakeListerWatcher>();
   const lines: string[] = [];
   const logger = pino({ level: "info" }, { write: (line: string) => void lines.push(JSON.parse(line).msg) });
@@ -33,6 +33,7 @@ function setup(options: { sharded: boolean; serverFilters?: boolean }) {
         share,
         isNamespaced: async (gvr: GroupVersionResource) => {
           askedScope.push(gvr.resource);
+          if (options.lookupFails) throw new Error("discovery unavailable");
           return gvr.resource === "widgets";
         },
       },
@@ -99,6 +100,40 @@ describe("SharedInformerFactory with a namespace share", () => {
     expect(lines.filter((line) => line.includes("shard"))).toEqual([
       "filtering by shard in this process: the API server ignores shardSelector (feature gate ShardedListAndWatch off or before 1.36)",
     ]);
+    stop.abort();
+    await factory.shutdown();
+  });
+
+  test("a probe that fails is asked again by the next informer; meanwhile the informer filters by itself", async () => {
+    const { factory, lws, lines, keysOf } = setup({ sharded: true, serverFilters: true });
+    const pods = factory.forResource(resources.pods);
+    const stop = new AbortController();
+    const podsLw = () => lws.get("pods.v1") as FakeListerWatcher;
+    podsLw().failNextList(new Error("connection refused"));
+    factory.start(stop.signal);
+    await eventually(() => pods.informer.hasSynced(), "pods synced");
+    expect(keysOf(pods.informer)).toEqual(["n1/a"]);
+    expect(pods.informer.shardStatus?.serverFilters).toBe(false);
+    const replicaSets = factory.forResource(resources.replicaSets);
+    factory.start(stop.signal);
+    await eventually(() => replicaSets.informer.hasSynced(), "replicasets synced");
+    expect(replicaSets.informer.shardStatus?.serverFilters).toBe(true);
+    expect(lines.filter((line) => line.includes("by shard"))).toEqual([
+      "could not tell whether the API server filters by shard; filtering in this process",
+      "the API server filters by shard",
+    ]);
+    stop.abort();
+    await factory.shutdown();
+  });
+
+  test("a resource whose scope cannot be looked up is cached whole", async () => {
+    const { factory, keysOf } = setup({ sharded: true, serverFilters: true, lookupFails: true });
+    const widgetInformer = factory.forResource(widgets);
+    const stop = new AbortController();
+    factory.start(stop.signal);
+    await eventually(() => widgetInformer.informer.hasSynced(), "synced");
+    expect(keysOf(widgetInformer.informer)).toEqual(["n1/a", "n2/b", "n3/c"]);
+    expect(widgetInformer.informer.shardStatus).toBeUndefined();
     stop.abort();
     await factory.shutdown();
   });

@@ -157,6 +157,21 @@ describe("sharded informer, the API server filtering", () => {
     await stop();
   });
 
+  test("a share emptied and refilled: everything dropped, then only the new namespaces listed", async () => {
+    const { lw, share, informer, events, keys, stop } = setup(["n1", "n2"], true);
+    await eventually(() => informer.hasSynced(), "synced");
+    events.log.length = 0;
+    share.hold([]);
+    await eventually(() => keys().length === 0, "emptied");
+    expect(events.log.sort()).toEqual(["delete tombstone n1/a", "delete tombstone n2/b"]);
+    expect(informer.shardStatus?.segments).toBe(0);
+    share.hold(["n3"]);
+    await eventually(() => informer.hasSyncedRanges(rangesOfNamespaces(["n3"])), "n3 synced");
+    expect(keys()).toEqual(["n3/c"]);
+    expect(namespaces(lw.listCalls.at(-1)?.shardSelector)).toEqual(rangesOfNamespaces(["n3"]));
+    await stop();
+  });
+
   test("a share that holds nothing still syncs, with an empty cache, and lists nothing", async () => {
     const { lw, informer, keys, stop } = setup([], true);
     await eventually(() => informer.hasSynced(), "synced");
