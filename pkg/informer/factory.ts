@@ -135,7 +135,7 @@ export class SharedInformerFactory {
   private readonly stopAll = new AbortController();
   /** Resources (gvr strings) whose metrics an informer reports already. */
   private readonly metricsReserved = new Set<string>();
-  /** Whether the API server applies shardSelector, asked once for all sharded informers (see shard-filter-probe.ts). */
+  /** Whether the API server applies shardSelector, asked once for all this factory's sharded informers, and logged once (see shard-filter-probe.ts). */
   private serverFiltersByShard: Promise<boolean> | undefined;
 
   constructor(private readonly options: SharedInformerFactoryOptions) {

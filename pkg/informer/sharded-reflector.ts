@@ -118,12 +118,7 @@ export class ShardedReflector<T extends KubeObject = KubeObject> {
    * segment has a version yet.
    */
   storeResourceVersion(): string {
-    let oldest: string | undefined;
-    for (const { resourceVersion } of this.segments.values()) {
-      if (resourceVersion === "") continue;
-      if (oldest === undefined || (compareResourceVersions(resourceVersion, oldest) ?? 0) < 0) oldest = resourceVersion;
-    }
-    return oldest ?? "";
+    return oldestOf([...this.segments.values()].map(({ resourceVersion }) => resourceVersion));
   }
 
   /** True when every part of `ranges` is cached: in the share, and listed by the segment that covers it. */
@@ -135,14 +130,9 @@ export class ShardedReflector<T extends KubeObject = KubeObject> {
     return { ranges: this.coveredRanges(), syncedRanges: this.syncedRanges(), serverFilters: this.plan.serverFilters, segments: this.segments.size };
   }
 
-  /** The oldest resourceVersion a segment's reflector has seen (for the status page). */
+  /** The oldest resourceVersion the segments' reflectors have seen, of those that have listed (for the status page). */
   get lastSyncResourceVersion(): string {
-    let oldest: string | undefined;
-    for (const { reflector } of this.segments.values()) {
-      const seen = reflector.lastSyncResourceVersion;
-      if (oldest === undefined || (compareResourceVersions(seen, oldest) ?? 0) < 0) oldest = seen;
-    }
-    return oldest ?? "";
+    return oldestOf([...this.segments.values()].map(({ reflector }) => reflector.lastSyncResourceVersion));
   }
 
   /** A list or watch failure of some segment since it last listed. */
@@ -223,6 +213,16 @@ export class ShardedReflector<T extends KubeObject = KubeObject> {
   private syncedRanges(): HashRange[] {
     return normalizeRanges([...this.segments.values()].flatMap((segment) => segment.syncedRanges));
   }
+}
+
+/** The oldest of the versions, "" ones (none yet) left out; one that cannot be ordered against the oldest so far leaves it. */
+function oldestOf(resourceVersions: readonly string[]): string {
+  let oldest = "";
+  for (const resourceVersion of resourceVersions) {
+    if (resourceVersion === "") continue;
+    if (oldest === "" || (compareResourceVersions(resourceVersion, oldest) ?? 0) < 0) oldest = resourceVersion;
+  }
+  return oldest;
 }
 
 function addCounters(into: ReflectorCounters, counters: Readonly<ReflectorCounters>): void {
