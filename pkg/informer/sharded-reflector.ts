@@ -88,9 +88,10 @@ export class ShardedReflector<T extends KubeObject = KubeObject> {
     return segment !== undefined && rangesHoldNamespace(segment.ranges, namespace);
   }
 
-  /** True when `namespace` is in what some segment covers: cached objects elsewhere leave the cache on ShareNarrowed. */
-  holds(namespace: string): boolean {
-    return rangesHoldNamespace(this.coveredRanges(), namespace);
+  /** Whether a namespace is in what the segments cover now: cached objects elsewhere leave the cache on ShareNarrowed. */
+  heldNamespaces(): (namespace: string) => boolean {
+    const covered = this.coveredRanges();
+    return (namespace) => rangesHoldNamespace(covered, namespace);
   }
 
   /** Notes that a change from segment `id` reached the cache; `listed`: it was the segment's list. */

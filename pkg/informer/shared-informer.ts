@@ -371,13 +371,13 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
 
   /** Takes what the share no longer holds out of the cache, telling the handlers as of deletions (tombstones: nothing was deleted on the server). */
   private async dropOutsideShare(): Promise<void> {
-    const sharded = this.sharded;
-    if (!sharded) return;
+    if (!this.sharded) return;
+    const held = this.sharded.heldNamespaces();
     const slicer = new TimeSlicer({ callsPerCheck: 32 });
     for (const key of this.indexer.listKeys()) {
       if (slicer.due()) await slicer.yield();
       const obj = this.indexer.getByKey(key);
-      if (obj === undefined || sharded.holds(obj.metadata?.namespace ?? "")) continue;
+      if (obj === undefined || held(obj.metadata?.namespace ?? "")) continue;
       const tombstone = new DeletedFinalStateUnknown(key, obj);
       this.indexer.delete(tombstone);
       this.distribute({ type: "delete", obj: tombstone }, false);
