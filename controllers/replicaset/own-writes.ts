@@ -2,7 +2,7 @@
 // the resourceVersions a controller got back from its own writes, per owner, so a sync can tell
 // that an informer's cache has not caught up with them yet. Acting on such a cache would undo or
 // repeat the writes (a Pod created but not yet seen is created again), so the sync waits.
-import { compareResourceVersions } from "./resource-version.ts";
+import { compareResourceVersions } from "../../pkg/kube/resource-version.ts";
 
 /** A cache that knows the resourceVersion of the last change applied to it (client-go's LastStoreSyncResourceVersion). */
 export interface LastSyncedVersion {

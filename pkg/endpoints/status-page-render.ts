@@ -3,7 +3,7 @@
 // browser as its source text (Function.prototype.toString). So it must stay self-contained:
 // no imports used at run time and no names from outside its own body, only the snapshot and
 // the browser's and the runtimes' common built-ins.
-import type { StatusSnapshot } from "../status/status-snapshot.ts";
+import type { InformerShardStatus, StatusSnapshot } from "../status/status-snapshot.ts";
 
 export function renderStatus(snapshot: StatusSnapshot): string {
   const esc = (value: unknown): string =>
@@ -133,11 +133,16 @@ export function renderStatus(snapshot: StatusSnapshot): string {
   const informerSummary = snapshot.informers.length
     ? `<p class="${synced < snapshot.informers.length || failing ? "warn" : ""}">${snapshot.informers.length} informers · ${synced} synced · ${failing} failing</p>`
     : "";
+  // A sharded informer says under its name how much of the namespaces it holds, and who filters them.
+  const shardNote = (shard: InformerShardStatus | undefined): string =>
+    shard === undefined
+      ? ""
+      : `<br><small data-field="shard" title="${esc(shard.ranges)}">shard ${(shard.fraction * 100).toFixed(1)}% · ${shard.serverFilters ? "API server filters" : "filtered here"} · ${shard.segments} segment${shard.segments === 1 ? "" : "s"}${shard.syncedRanges === shard.ranges ? "" : " · listing"}</small>`;
   const informersSection = `<section id="informers"><h2>Informers</h2>${informerSummary}${table(
     ["informer", "synced", "objects", "resourceVersion", "lists", "relists", "watches", "errors", "handler errors", "last error"],
     snapshot.informers.map(
       (i) =>
-        `<tr data-informer="${esc(i.name)}">${cell("name", esc(i.name))}${cell("synced", i.synced ? "yes" : "no", i.synced ? "ok" : "warn")}${cell(
+        `<tr data-informer="${esc(i.name)}">${cell("name", esc(i.name) + shardNote(i.shard))}${cell("synced", i.synced ? "yes" : "no", i.synced ? "ok" : "warn")}${cell(
           "objects",
           count(i.objects),
           "num",

@@ -126,6 +126,15 @@ describe("status page", () => {
     expect(browserRender(JSON.parse(JSON.stringify(snapshot)))).toBe(renderStatus(snapshot));
   });
 
+  test("a sharded informer says how much of the namespaces it holds and who filters them", () => {
+    const shard = { ranges: "0x0000000000000000-0x8000000000000000", fraction: 0.5, syncedRanges: "", serverFilters: false, segments: 1 };
+    const informers = [{ ...snapshot.informers[0]!, shard }];
+    expect(renderStatus({ ...snapshot, informers })).toContain(
+      '<td data-field="name">pods.v1<br><small data-field="shard" title="0x0000000000000000-0x8000000000000000">shard 50.0% · filtered here · 1 segment · listing</small></td>',
+    );
+    expect(renderStatus(snapshot)).not.toContain('data-field="shard"');
+  });
+
   test("before the API server is reached, and without leader election, the page says so", () => {
     const html = renderStatus({ ...snapshot, leaderElection: undefined, controllers: [], informers: [], events: [] });
     expect(html).toContain("Off (--leader-elect=false)");

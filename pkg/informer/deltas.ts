@@ -14,18 +14,29 @@ export class DeletedFinalStateUnknown<T extends KubeObject = KubeObject> {
 }
 
 /**
+ * Which reflector of a sharded informer produced a change (see sharded-reflector.ts); absent for
+ * the one reflector of an informer that is not sharded.
+ */
+export type SegmentId = number;
+
+/**
  * One change, queued in the order the reflector saw it (client-go's Delta with InOrderInformers
  * and AtomicFIFO): a watch event, a whole (re)list, a resync of everything cached, or a bookmark.
  */
 export type Delta<T extends KubeObject = KubeObject> =
-  | { type: "Added" | "Updated"; object: T }
-  | { type: "Deleted"; object: T | DeletedFinalStateUnknown<T> }
-  /** The collection is exactly `objects` as of `resourceVersion`: applied to the cache as one step. */
-  | { type: "ReplacedAll"; objects: readonly T[]; resourceVersion: string }
+  | { type: "Added" | "Updated"; object: T; segment?: SegmentId }
+  | { type: "Deleted"; object: T | DeletedFinalStateUnknown<T>; segment?: SegmentId }
+  /**
+   * The collection is exactly `objects` as of `resourceVersion`: applied to the cache as one step.
+   * From a segment: the part of the collection that segment covers, and only that part is replaced.
+   */
+  | { type: "ReplacedAll"; objects: readonly T[]; resourceVersion: string; segment?: SegmentId }
   /** Every cached object is handed again to the handlers whose resync is due. */
   | { type: "SyncAll" }
   /** The collection reached `resourceVersion` with no change to the objects watched. */
-  | { type: "Bookmark"; resourceVersion: string };
+  | { type: "Bookmark"; resourceVersion: string; segment?: SegmentId }
+  /** The share of namespaces lost ranges: cached objects outside what the segments still cover leave the cache. */
+  | { type: "ShareNarrowed" };
 
 /** The object an onDelete handler got, unwrapped from its tombstone if it has one. */
 export function finalStateOf<T extends KubeObject>(deleted: T | DeletedFinalStateUnknown<T>): T {

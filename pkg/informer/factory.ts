@@ -12,6 +12,9 @@ import type { FieldTree } from "../kube/field-tree.ts";
 import { checkFieldPaths, type FieldPath } from "./field-projection.ts";
 import { type InformerMetrics, type InformerMetricsProvider, informerMetricsFor } from "./metrics.ts";
 import { Lister } from "./lister.ts";
+import type { InformerSharding, ShardPlan } from "./namespace-share.ts";
+import { logShardFilterMode, serverAppliesShardSelector } from "./shard-filter-probe.ts";
+import type { HashRange } from "../sharding/hash-range.ts";
 import { SharedIndexInformer, type SharedIndexInformerOptions } from "./shared-informer.ts";
 
 /** Which part of a collection an informer sees. */
@@ -60,6 +63,14 @@ export interface SharedInformerFactoryOptions {
    * Default: on when NODE_ENV is "test" (bun test sets it), off otherwise (no cost).
    */
   guardProjectedFields?: boolean;
+  /**
+   * Cache only a share of the namespaces (sharded mode): informers of namespaced resources
+   * listed across all namespaces keep only the namespaces whose name hashes into the share's
+   * ranges, following its changes; the others (cluster-scoped resources, an explicit namespace)
+   * keep everything. Absent: every informer keeps its whole collection, and nothing more is asked
+   * of the API server.
+   */
+  sharding?: InformerSharding;
 }
 
 /** What a reader of a resource's objects declares about them. */
@@ -124,6 +135,8 @@ export class SharedInformerFactory {
   private readonly stopAll = new AbortController();
   /** Resources (gvr strings) whose metrics an informer reports already. */
   private readonly metricsReserved = new Set<string>();
+  /** Whether the API server applies shardSelector, asked once for all this factory's sharded informers, and logged once (see shard-filter-probe.ts). */
+  private serverFiltersByShard: Promise<boolean> | undefined;
 
   constructor(private readonly options: SharedInformerFactoryOptions) {
     this.clock = options.clock ?? realClock;
@@ -187,6 +200,15 @@ export class SharedInformerFactory {
         this.logger.error({ err, informer: entry.description }, "informer failed");
       });
     }
+  }
+
+  /**
+   * True when every informer has the objects of every namespace in `ranges` in its cache: sharded
+   * ones have listed those ranges (after the share gained them), the others have synced. A
+   * member of the shard ring starts acting on namespaces it gained only once this holds.
+   */
+  hasSyncedRanges(ranges: readonly HashRange[]): boolean {
+    return [...this.entries.values()].every((entry) => entry.shared.informer.hasSyncedRanges(ranges));
   }
 
   /** Waits until every requested informer has synced, `signal` aborts, or `timeoutMs` passes. */
@@ -253,6 +275,7 @@ export class SharedInformerFactory {
       logger: this.logger,
       transform: (obj) => (keep ??= demand.transform(guard))(obj),
       ...(metrics && { metrics: metrics.metrics }),
+      ...this.shardPlanOption(gvr, request, source, description),
     });
     const entry: Entry = {
       gvr,
@@ -266,6 +289,42 @@ export class SharedInformerFactory {
     };
     this.entries.set(key, entry);
     return entry;
+  }
+
+  /**
+   * How an informer caches a share of the namespaces: only with a share, and for a namespaced
+   * resource listed across all namespaces; decided when it starts (a resource given without its
+   * scope is looked up then). A lookup that fails leaves the informer whole: more memory, never
+   * a namespace missing.
+   */
+  private shardPlanOption(gvr: GroupVersionResource, request: ListerWatcherRequest, source: ListerWatcher, description: string): Pick<SharedIndexInformerOptions<KubeObject>, "shardPlan"> {
+    const sharding = this.options.sharding;
+    if (!sharding || request.namespace) return {};
+    const shardPlan = async (signal: AbortSignal): Promise<ShardPlan | undefined> => {
+      const scope = "namespaced" in gvr && typeof gvr.namespaced === "boolean" ? gvr.namespaced : await sharding.isNamespaced(gvr).catch((err: unknown) => {
+        this.logger.warn({ err, informer: description }, "could not tell whether the resource is namespaced; caching all of it");
+        return false;
+      });
+      if (!scope) return undefined;
+      return { share: sharding.share, serverFilters: await this.serverFilters(source, signal) };
+    };
+    return { shardPlan };
+  }
+
+  /** Asks the API server once; a probe that fails is asked again by the next informer, and this one filters by itself meanwhile. */
+  private serverFilters(source: ListerWatcher, signal: AbortSignal): Promise<boolean> {
+    this.serverFiltersByShard ??= serverAppliesShardSelector(source, signal).then(
+      (serverFilters) => {
+        logShardFilterMode(this.logger, serverFilters);
+        return serverFilters;
+      },
+      (err: unknown) => {
+        this.serverFiltersByShard = undefined;
+        if (!signal.aborted) this.logger.warn({ err }, "could not tell whether the API server filters by shard; filtering in this process");
+        return false;
+      },
+    );
+    return this.serverFiltersByShard;
   }
 
   /** The metrics of the first informer of `gvr`; undefined for the others, or without a provider. */

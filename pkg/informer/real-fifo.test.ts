@@ -16,7 +16,8 @@ function show(d: Delta): string {
     case "ReplacedAll":
       return `ReplacedAll[${d.objects.map(showObject).join(",")}]@${d.resourceVersion}`;
     case "SyncAll":
-      return "SyncAll";
+    case "ShareNarrowed":
+      return d.type;
     case "Bookmark":
       return `Bookmark@${d.resourceVersion}`;
     default:

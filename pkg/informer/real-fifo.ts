@@ -7,7 +7,7 @@ import { type Clock, realClock } from "../clock/clock.ts";
 import { Fifo } from "../collections/fifo.ts";
 import { TimeSlicer } from "../eventloop/time-slicer.ts";
 import type { KubeObject } from "../kube/objects.ts";
-import { type Delta, DeletedFinalStateUnknown } from "./deltas.ts";
+import { type Delta, DeletedFinalStateUnknown, type SegmentId } from "./deltas.ts";
 import { type InformerMetrics, noInformerMetrics } from "./metrics.ts";
 import type { ReflectorStore } from "./store.ts";
 
@@ -54,38 +54,40 @@ export class RealFifo<T extends KubeObject = KubeObject> implements ReflectorSto
   }
 
   delete(obj: T | DeletedFinalStateUnknown<T>): void {
-    this.push({ type: "Deleted", object: obj instanceof DeletedFinalStateUnknown ? obj : this.transformed(obj) });
+    this.push({ type: "Deleted", object: this.deletedForm(obj) });
   }
 
   /**
    * Queues a whole list as one entry. The objects are transformed in time slices first, so a
    * big list does not hold up timers; the reflector awaits this before its next event.
    */
-  async replace(list: readonly T[], resourceVersion: string): Promise<void> {
-    let objects = list;
-    if (this.transform) {
-      const slicer = new TimeSlicer({ callsPerCheck: 32 });
-      const transformed: T[] = [];
-      for (const obj of list) {
-        transformed.push(this.transform(obj));
-        if (slicer.due()) await slicer.yield();
-      }
-      objects = transformed;
-    }
-    this.push({ type: "ReplacedAll", objects, resourceVersion });
-    if (!this.populated) {
-      this.populated = true;
-      this.initialPopulationCount = this.items.length;
-    }
+  replace(list: readonly T[], resourceVersion: string): Promise<void> {
+    return this.replaceFrom(undefined, list, resourceVersion);
+  }
+
+  bookmark(resourceVersion: string): void {
+    this.push({ type: "Bookmark", resourceVersion });
+  }
+
+  /** The same queue as the store of one segment's reflector: its entries carry the segment. */
+  segmentStore(segment: SegmentId): ReflectorStore<T> {
+    return {
+      add: (obj) => this.push({ type: "Added", object: this.transformed(obj), segment }),
+      update: (obj) => this.push({ type: "Updated", object: this.transformed(obj), segment }),
+      delete: (obj) => this.push({ type: "Deleted", object: this.deletedForm(obj), segment }),
+      replace: (list, resourceVersion) => this.replaceFrom(segment, list, resourceVersion),
+      bookmark: (resourceVersion) => this.push({ type: "Bookmark", resourceVersion, segment }),
+    };
+  }
+
+  /** Queues the removal of what the share no longer holds, in order with the changes queued before. */
+  shareNarrowed(): void {
+    this.push({ type: "ShareNarrowed" });
   }
 
   /** Queues a resync of everything cached at the time it is processed. */
   resync(): void {
     this.push({ type: "SyncAll" });
-  }
-
-  bookmark(resourceVersion: string): void {
-    this.push({ type: "Bookmark", resourceVersion });
   }
 
   /**
@@ -115,6 +117,28 @@ export class RealFifo<T extends KubeObject = KubeObject> implements ReflectorSto
   /** True once the first replace was queued and it, and everything queued before it, was processed. */
   hasSynced(): boolean {
     return this.populated && this.initialPopulationCount === 0;
+  }
+
+  private async replaceFrom(segment: SegmentId | undefined, list: readonly T[], resourceVersion: string): Promise<void> {
+    let objects = list;
+    if (this.transform) {
+      const slicer = new TimeSlicer({ callsPerCheck: 32 });
+      const transformed: T[] = [];
+      for (const obj of list) {
+        transformed.push(this.transform(obj));
+        if (slicer.due()) await slicer.yield();
+      }
+      objects = transformed;
+    }
+    this.push(segment === undefined ? { type: "ReplacedAll", objects, resourceVersion } : { type: "ReplacedAll", objects, resourceVersion, segment });
+    if (!this.populated) {
+      this.populated = true;
+      this.initialPopulationCount = this.items.length;
+    }
+  }
+
+  private deletedForm(obj: T | DeletedFinalStateUnknown<T>): T | DeletedFinalStateUnknown<T> {
+    return obj instanceof DeletedFinalStateUnknown ? obj : this.transformed(obj);
   }
 
   private transformed(obj: T): T {

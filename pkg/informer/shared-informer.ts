@@ -8,16 +8,19 @@ import { TimeSlicer } from "../eventloop/time-slicer.ts";
 import type { ListerWatcher } from "../kube/list-watch.ts";
 import type { KubeObject } from "../kube/objects.ts";
 import { type Logger, silentLogger } from "../log/logger.ts";
-import { DeletedFinalStateUnknown, type Delta } from "./deltas.ts";
+import type { HashRange } from "../sharding/hash-range.ts";
+import { DeletedFinalStateUnknown, type Delta, finalStateOf, type SegmentId } from "./deltas.ts";
 import { type ResourceEventHandler, isResync } from "./event-handler.ts";
 import { namespaceIndex, namespaceIndexName } from "./index-funcs.ts";
 import { Indexer } from "./indexer.ts";
 import type { InformerMetrics } from "./metrics.ts";
 import { deletionHandlingKeyFunc, metaNamespaceKeyFunc } from "./keys.ts";
+import type { ShardPlan, ShardStatus } from "./namespace-share.ts";
 import { type Notification, ProcessorListener } from "./processor-listener.ts";
 import { RealFifo } from "./real-fifo.ts";
 import { noReflectorCounters, Reflector, type ReflectorCounters, type ReflectorOptions } from "./reflector.ts";
-import type { IndexedStore, Indexers, Store } from "./store.ts";
+import { ShardedReflector } from "./sharded-reflector.ts";
+import type { IndexedStore, Indexers, ReflectorStore, Store } from "./store.ts";
 import { dropManagedFields } from "./transform.ts";
 
 /** A (re)list with at most this many objects added, changed or gone is applied to the cache in place. */
@@ -28,6 +31,8 @@ interface ListedAgainstCache<T extends KubeObject> {
   entries: (readonly [string, T])[];
   previous: (T | undefined)[];
   tombstones: DeletedFinalStateUnknown<T>[];
+  /** Cached objects outside the part of the collection the list is of (a segment's): they stay. */
+  kept: (readonly [string, T])[];
   /** Listed objects that are not the cached ones, and cached ones the list lacks. */
   changes: number;
 }
@@ -67,6 +72,12 @@ export interface SharedIndexInformerOptions<T extends KubeObject> {
   onHandlerError?: (err: unknown, context: HandlerErrorContext) => void;
   /** The queue's length and processing times, and the cache's resourceVersion (client-go's informer_* metrics). */
   metrics?: InformerMetrics;
+  /**
+   * Asked once at start: whether to cache only a share of the namespaces, and how (the factory
+   * answers for namespaced resources listed across all namespaces when it was given a share).
+   * Undefined, or resolving undefined: the whole collection, with one reflector.
+   */
+  shardPlan?: (signal: AbortSignal) => Promise<ShardPlan | undefined>;
 }
 
 /** Options of `addEventHandler`. */
@@ -105,9 +116,13 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
   private readonly onHandlerError: SharedIndexInformerOptions<T>["onHandlerError"];
   private readonly indexer: Indexer<T>;
   private readonly queue: RealFifo<T>;
-  private readonly makeReflector: () => Reflector<T>;
+  private readonly listerWatcher: ListerWatcher<T>;
+  private readonly makeReflector: (listerWatcher: ListerWatcher<T>, store: ReflectorStore<T>, name: string) => Reflector<T>;
+  private readonly shardPlan: SharedIndexInformerOptions<T>["shardPlan"];
   /** Made at start, so that it takes the name the informer has by then (see rename). */
-  private reflector: Reflector<T> | undefined;
+  private reflector: Pick<Reflector<T>, "run" | "lastError" | "lastSyncResourceVersion" | "counters"> | undefined;
+  /** The same as `reflector` when the informer caches a share of the namespaces. */
+  private sharded: ShardedReflector<T> | undefined;
   private readonly listeners = new Set<ProcessorListener<T>>();
   /** Listeners whose resync was due at the last resync check: unchanged-object updates go only to them. */
   private resyncingListeners = new Set<ProcessorListener<T>>();
@@ -125,10 +140,12 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     this.onHandlerError = options.onHandlerError;
     this.indexer = new Indexer<T>(options.indexers ?? { [namespaceIndexName]: namespaceIndex }, options.metrics?.storeResourceVersion);
     this.queue = new RealFifo<T>({ metrics: options.metrics, clock: this.clock });
-    this.makeReflector = () =>
-      new Reflector<T>(listerWatcher, this.queue, {
+    this.listerWatcher = listerWatcher;
+    this.shardPlan = options.shardPlan;
+    this.makeReflector = (source, store, name) =>
+      new Reflector<T>(source, store, {
         ...options.reflector,
-        name: this.informerName,
+        name,
         clock: this.clock,
         logger: this.baseLogger,
         random: options.random,
@@ -189,6 +206,20 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     this.watchErrorHandler = handler;
   }
 
+  /**
+   * True when the objects of every namespace in `ranges` are in the cache: for a sharded informer,
+   * the ranges are in its share and the segments covering them have listed; otherwise once it
+   * synced (it caches every namespace). Only the cache is meant: handlers may still be at work.
+   */
+  hasSyncedRanges(ranges: readonly HashRange[]): boolean {
+    return this.sharded ? this.queue.hasSynced() && this.sharded.hasSyncedRanges(ranges) : this.hasSynced();
+  }
+
+  /** Which namespaces it caches and how, once it started sharded; undefined otherwise. */
+  get shardStatus(): ShardStatus | undefined {
+    return this.sharded?.status();
+  }
+
   /** True once the first list is in the cache and every handler has handled its part of it. */
   hasSynced(): boolean {
     return this.queue.hasSynced() && [...this.listeners].every((listener) => listener.initialEventsHandled());
@@ -237,14 +268,24 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     this.logger.debug("starting informer");
     this.scheduleResync();
     try {
-      this.reflector = this.makeReflector();
-      await Promise.all([this.reflector.run(signal), this.processLoop(signal)]);
+      await Promise.all([this.reflect(signal), this.processLoop(signal)]);
     } finally {
       this.state = "stopped";
       this.resyncTimer?.timer.cancel();
       await Promise.all([...this.listeners].map((listener) => listener.stop()));
       this.logger.debug("stopped informer");
     }
+  }
+
+  /** Lists and watches the whole collection, or the share of namespaces its plan gives. */
+  private async reflect(signal: AbortSignal): Promise<void> {
+    const plan = await this.shardPlan?.(signal);
+    if (signal.aborted) return;
+    if (plan) {
+      this.sharded = new ShardedReflector(this.listerWatcher, this.queue, plan, this.makeReflector, this.informerName, this.logger);
+      this.reflector = this.sharded;
+    } else this.reflector = this.makeReflector(this.listerWatcher, this.queue, this.informerName);
+    await this.reflector.run(signal);
   }
 
   private async processLoop(signal: AbortSignal): Promise<void> {
@@ -258,6 +299,7 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
 
   /** Brings the cache up to date with one change, then tells the handlers. */
   private handleDelta(delta: Delta<T>, isInInitialList: boolean): void | Promise<void> {
+    if (this.sharded && "segment" in delta && delta.segment !== undefined) return this.handleSegmentDelta(this.sharded, delta.segment, delta, isInInitialList);
     switch (delta.type) {
       case "ReplacedAll":
         return this.replaceAll(delta.objects, delta.resourceVersion, isInInitialList);
@@ -266,20 +308,79 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
       case "Bookmark":
         this.indexer.bookmark(delta.resourceVersion);
         return;
-      case "Deleted":
-        this.indexer.delete(delta.object);
-        this.distribute({ type: "delete", obj: delta.object }, false);
-        return;
+      case "ShareNarrowed":
+        return this.dropOutsideShare();
       default:
-        try {
-          const obj = delta.object;
-          const key = metaNamespaceKeyFunc(obj);
-          const old = this.indexer.getByKey(key);
-          this.indexer.putByKey(key, obj);
-          this.distributeChange(old, obj, isInInitialList);
-        } catch (err) {
-          this.logger.error({ err, key: keyForLogs(delta.object), delta: delta.type }, "failed to apply a change to the cache");
-        }
+        return this.applyChange(delta, isInInitialList);
+    }
+  }
+
+  /** An object added, changed or deleted, into the cache and to the handlers. */
+  private applyChange(delta: Extract<Delta<T>, { type: "Added" | "Updated" | "Deleted" }>, isInInitialList: boolean): void {
+    if (delta.type === "Deleted") {
+      this.indexer.delete(delta.object);
+      this.distribute({ type: "delete", obj: delta.object }, false);
+      return;
+    }
+    try {
+      const obj = delta.object;
+      const key = metaNamespaceKeyFunc(obj);
+      const old = this.indexer.getByKey(key);
+      this.indexer.putByKey(key, obj);
+      this.distributeChange(old, obj, isInInitialList);
+    } catch (err) {
+      this.logger.error({ err, key: keyForLogs(delta.object), delta: delta.type }, "failed to apply a change to the cache");
+    }
+  }
+
+  /**
+   * A change from one segment of a sharded informer: applied only within what that segment still
+   * covers (so a watch not yet narrowed, or a segment that ended, changes nothing elsewhere), and
+   * a list replaces only that part of the cache. The cache's resourceVersion is then the oldest
+   * of the segments' (ShardedReflector.storeResourceVersion).
+   */
+  private async handleSegmentDelta(sharded: ShardedReflector<T>, segment: SegmentId, delta: Delta<T>, isInInitialList: boolean): Promise<void> {
+    if (!sharded.has(segment)) return;
+    const covered = (obj: T) => sharded.covers(segment, obj.metadata?.namespace ?? "");
+    switch (delta.type) {
+      case "ReplacedAll": {
+        // A segment's first list is its namespaces' initial one, whenever it comes.
+        const initial = isInInitialList || sharded.isListing(segment);
+        await this.replaceAll(delta.objects.filter(covered), delta.resourceVersion, initial, covered);
+        sharded.applied(segment, delta.resourceVersion, true);
+        break;
+      }
+      case "Bookmark":
+        sharded.applied(segment, delta.resourceVersion, false);
+        break;
+      case "Added":
+      case "Updated":
+      case "Deleted": {
+        const obj = finalStateOf(delta.object);
+        if (!covered(obj)) return;
+        this.applyChange(delta, isInInitialList);
+        sharded.applied(segment, obj.metadata?.resourceVersion ?? "", false);
+        break;
+      }
+      default:
+        return;
+    }
+    const resourceVersion = sharded.storeResourceVersion();
+    if (resourceVersion) this.indexer.bookmark(resourceVersion);
+  }
+
+  /** Takes what the share no longer holds out of the cache, telling the handlers as of deletions (tombstones: nothing was deleted on the server). */
+  private async dropOutsideShare(): Promise<void> {
+    if (!this.sharded) return;
+    const held = this.sharded.heldNamespaces();
+    const slicer = new TimeSlicer({ callsPerCheck: 32 });
+    for (const key of this.indexer.listKeys()) {
+      if (slicer.due()) await slicer.yield();
+      const obj = this.indexer.getByKey(key);
+      if (obj === undefined || held(obj.metadata?.namespace ?? "")) continue;
+      const tombstone = new DeletedFinalStateUnknown(key, obj);
+      this.indexer.delete(tombstone);
+      this.distribute({ type: "delete", obj: tombstone }, false);
     }
   }
 
@@ -289,15 +390,15 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
    * the list no longer has, then an add or update for each listed object, in list order. So no
    * handler, and no reader of the cache, ever sees half of a relist.
    */
-  private async replaceAll(objects: readonly T[], resourceVersion: string, isInInitialList: boolean): Promise<void> {
-    const list = await this.compareWithCache(objects);
+  private async replaceAll(objects: readonly T[], resourceVersion: string, isInInitialList: boolean, within?: (obj: T) => boolean): Promise<void> {
+    const list = await this.compareWithCache(objects, within);
     const leftOut = new Set<string>();
     const failed = (key: string, err: unknown) => {
       leftOut.add(key);
       this.logger.error({ err, key }, "failed to apply a listed object to the cache");
     };
     if (list.changes <= inPlaceChangeLimit) this.applyInPlace(list, resourceVersion, failed);
-    else await this.indexer.replaceByKey(list.entries, resourceVersion, (key, _obj, err) => failed(key, err));
+    else await this.indexer.replaceByKey(list.kept.length > 0 ? [...list.kept, ...list.entries] : list.entries, resourceVersion, (key, _obj, err) => failed(key, err));
     // Without a yield: a handler added meanwhile would get adds for the new cache and then this list's notifications again.
     for (const tombstone of list.tombstones) this.distribute({ type: "delete", obj: tombstone }, false);
     list.entries.forEach(([key, obj], i) => {
@@ -305,8 +406,12 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     });
   }
 
-  /** Each listed object under its key with what the cache holds there now, the cached objects the list lacks, and how many differ. */
-  private async compareWithCache(objects: readonly T[]): Promise<ListedAgainstCache<T>> {
+  /**
+   * Each listed object under its key with what the cache holds there now, the cached objects the
+   * list lacks, and how many differ. `within`: the list is of that part of the collection only (a
+   * segment's ranges), so cached objects outside it are kept, not tombstoned.
+   */
+  private async compareWithCache(objects: readonly T[], within?: (obj: T) => boolean): Promise<ListedAgainstCache<T>> {
     const slicer = new TimeSlicer({ callsPerCheck: 32 });
     const entries: (readonly [string, T])[] = [];
     const previous: (T | undefined)[] = [];
@@ -328,12 +433,15 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
       listed.add(key);
     }
     const tombstones: DeletedFinalStateUnknown<T>[] = [];
+    const kept: (readonly [string, T])[] = [];
     for (const key of this.indexer.listKeys()) {
       if (listed.has(key)) continue;
       const gone = this.indexer.getByKey(key);
-      if (gone !== undefined) tombstones.push(new DeletedFinalStateUnknown(key, gone));
+      if (gone === undefined) continue;
+      if (within && !within(gone)) kept.push([key, gone]);
+      else tombstones.push(new DeletedFinalStateUnknown(key, gone));
     }
-    return { entries, previous, tombstones, changes: changes + tombstones.length };
+    return { entries, previous, tombstones, kept, changes: changes + tombstones.length };
   }
 
   /**

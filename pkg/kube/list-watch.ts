@@ -18,6 +18,12 @@ export interface ListOptions {
   continue?: string | undefined;
   /** The server gives up after this many seconds. */
   timeoutSeconds?: number | undefined;
+  /**
+   * Only objects whose field hashes into the ranges, e.g. `shardRange(object.metadata.namespace, '0x…', '0x…')`
+   * (KEP-5866; pkg/sharding's shardSelector). A server without the ShardedListAndWatch gate ignores it:
+   * the list's `metadata.shardInfo` tells whether it was applied.
+   */
+  shardSelector?: string | undefined;
 }
 
 /** Query parameters of a WATCH. */
@@ -36,6 +42,8 @@ export interface WatchOptions {
   timeoutSeconds?: number | undefined;
   /** Streaming list (KEP-3157): the server sends the current state as ADDED events first. */
   sendInitialEvents?: boolean | undefined;
+  /** As ListOptions.shardSelector; a watch does not say whether the server applied it. */
+  shardSelector?: string | undefined;
 }
 
 /** The two calls an informer makes for one resource collection: LIST and WATCH. */

@@ -77,6 +77,8 @@ export interface ListMeta {
   continue?: string;
   /** Roughly how many items the later pages hold, when the server knows. */
   remainingItemCount?: number;
+  /** Present when the server applied the request's shardSelector (KEP-5866): the selector it applied. */
+  shardInfo?: { selector?: string };
 }
 
 /** A LIST response: the items and the list's metadata. */

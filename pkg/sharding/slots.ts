@@ -1,7 +1,7 @@
 // The hash space cut into equal slots: the unit a ring member holds and hands over. A slot is the
 // top bits of the hash, so a set of slots is a set of contiguous ranges the API server can filter by.
-import { fnv1a64 } from "./fnv1a64.ts";
 import { type HashRange, normalizeRanges } from "./hash-range.ts";
+import { namespaceHash } from "./namespace-hash.ts";
 
 /** 256 slots: with 3 members each holds 85 or 86, within a few percent of a third. */
 export const slotCount = 256;
@@ -21,14 +21,7 @@ export function rangesOfSlots(slots: Iterable<number>): HashRange[] {
   return normalizeRanges([...slots].map(slotRange));
 }
 
-const namespaceSlots = new Map<string, number>();
-
-/** The slot of a namespace ("" for cluster-scoped objects), remembered: namespaces are few and asked about often. */
+/** The slot of a namespace ("" for cluster-scoped objects); its hash is remembered (namespace-hash.ts). */
 export function namespaceSlot(namespace: string): number {
-  let slot = namespaceSlots.get(namespace);
-  if (slot === undefined) {
-    slot = slotOfHash(fnv1a64(namespace));
-    namespaceSlots.set(namespace, slot);
-  }
-  return slot;
+  return slotOfHash(namespaceHash(namespace));
 }

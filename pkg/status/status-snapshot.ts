@@ -134,6 +134,22 @@ export interface InformerStatus {
   handlerErrors: number;
   /** Why the cache has not (re)filled yet, if a list or watch failed since it last did. */
   lastError: string | undefined;
+  /** Present when it caches only this process's share of the namespaces. */
+  shard?: InformerShardStatus;
+}
+
+/** Which namespaces a sharded informer caches, and how it gets only those. */
+export interface InformerShardStatus {
+  /** The namespace-hash ranges it caches, e.g. "0x00…-0x40…, 0x80…-0x10000000000000000". */
+  ranges: string;
+  /** The fraction of the hash space they make, in [0, 1]. */
+  fraction: number;
+  /** The ranges of `ranges` whose objects are listed into the cache. */
+  syncedRanges: string;
+  /** The API server filters by shard; false: everything arrives and this process drops what is outside. */
+  serverFilters: boolean;
+  /** Reflectors (list and watch) running, one per segment of ranges. */
+  segments: number;
 }
 
 export interface RecentEventStatus {

@@ -5,6 +5,18 @@ import { ApiError, TransportError } from "../../pkg/kube/errors.ts";
 import type { ListOptions, ListerWatcher, WatchOptions } from "../../pkg/kube/list-watch.ts";
 import type { KubeObject, ObjectList, Status, WatchEvent } from "../../pkg/kube/objects.ts";
 import { initialEventsEndAnnotation } from "../../pkg/informer/reflector.ts";
+import type { HashRange } from "../../pkg/sharding/hash-range.ts";
+import { rangesHoldNamespace } from "../../pkg/sharding/namespace-hash.ts";
+
+/** How the fake treats shardSelector: like a server with the ShardedListAndWatch gate on, or one without it. */
+export type ShardSelectorSupport = "applied" | "ignored";
+
+/** The ranges of a `shardRange(object.metadata.namespace, '0x…', '0x…') || …` selector. */
+export function parseNamespaceShardSelector(selector: string): HashRange[] {
+  const ranges = [...selector.matchAll(/shardRange\(object\.metadata\.namespace, '(0x[0-9a-f]+)', '(0x[0-9a-f]+)'\)/g)].map((m) => ({ start: BigInt(m[1] ?? ""), end: BigInt(m[2] ?? "") }));
+  if (ranges.length === 0) throw new ApiError(400, "BadRequest", `invalid shardSelector ${selector}`, "GET", "/fake");
+  return ranges;
+}
 
 /** How the fake answers a watch with sendInitialEvents: like a 1.32+ server, a server with the gate off, or an old server. */
 export type WatchListSupport = "supported" | "rejected" | "ignored";
@@ -15,6 +27,8 @@ export class FakeListerWatcher<T extends KubeObject = KubeObject> implements Lis
   /** Options of every watch call, in order. */
   readonly watchCalls: WatchOptions[] = [];
   watchListSupport: WatchListSupport = "supported";
+  /** Default: ignored, as by a server before 1.36. */
+  shardSelectorSupport: ShardSelectorSupport = "ignored";
   /** Like an API server with its watch cache on: a list at resourceVersion "0" ignores limit. Off: every list pages. */
   watchCache = true;
   private readonly objects = new Map<string, T>();
@@ -90,6 +104,11 @@ export class FakeListerWatcher<T extends KubeObject = KubeObject> implements Lis
     for (const stream of this.streams) stream.push(bookmark(this.resourceVersion));
   }
 
+  /** Sends an in-stream ERROR event to the open watches whose request matches `which`. */
+  sendErrorWhere(which: (options: WatchOptions) => boolean, status: Status): void {
+    for (const stream of this.streams) if (which(stream.options)) stream.push({ type: "ERROR", object: { kind: "Status", status: "Failure", ...status } });
+  }
+
   /** Makes every open watch's iterator throw, like a dropped connection. */
   breakStreams(err: Error = new TransportError("connection reset", "https://fake", "ECONNRESET")): void {
     for (const stream of this.streams) stream.fail(err);
@@ -109,12 +128,17 @@ export class FakeListerWatcher<T extends KubeObject = KubeObject> implements Lis
       if (this.continueTokensExpired) throw expired("continue token expired");
       offset = Number(options.continue);
     }
-    const all = [...this.objects.keys()].sort().map((key) => this.objects.get(key) as T);
+    const shard = this.shardFilter(options.shardSelector);
+    const all = [...this.objects.keys()].sort().map((key) => this.objects.get(key) as T).filter(shard.matches);
     const limit = (this.watchCache && options.resourceVersion === "0") || !options.limit ? all.length : options.limit;
     const page = all.slice(offset, offset + limit);
     const next = offset + limit < all.length ? String(offset + limit) : undefined;
     return {
-      metadata: { resourceVersion: this.currentResourceVersion, ...(next ? { continue: next } : {}) },
+      metadata: {
+        resourceVersion: this.currentResourceVersion,
+        ...(next ? { continue: next } : {}),
+        ...(shard.applied ? { shardInfo: { selector: options.shardSelector } } : {}),
+      },
       items: structuredClone(page),
     };
   }
@@ -128,7 +152,7 @@ export class FakeListerWatcher<T extends KubeObject = KubeObject> implements Lis
     }
     const from = options.resourceVersion ? Number(options.resourceVersion) : this.resourceVersion;
     if (from < this.oldestWatchable) throw expired(`too old resource version: ${from} (${this.oldestWatchable})`);
-    const stream = new FakeWatchStream<T>(signal, () => this.streams.delete(stream));
+    const stream = new FakeWatchStream<T>(signal, () => this.streams.delete(stream), { ...options }, this.shardFilter(options.shardSelector).matches);
     this.streams.add(stream);
     if (options.sendInitialEvents) {
       for (const obj of this.objects.values()) stream.push({ type: "ADDED", object: structuredClone(obj) });
@@ -137,6 +161,13 @@ export class FakeListerWatcher<T extends KubeObject = KubeObject> implements Lis
       for (const entry of this.history) if (entry.resourceVersion > from) stream.push(structuredClone(entry.event));
     }
     return stream;
+  }
+
+  /** Which objects a request with `selector` gets, and whether the list says it applied it. */
+  private shardFilter(selector: string | undefined): { matches: (obj: KubeObject) => boolean; applied: boolean } {
+    if (!selector || this.shardSelectorSupport === "ignored") return { matches: () => true, applied: false };
+    const ranges = parseNamespaceShardSelector(selector);
+    return { matches: (obj) => rangesHoldNamespace(ranges, obj.metadata?.namespace ?? ""), applied: true };
   }
 
   private write(type: "ADDED" | "MODIFIED", obj: T): T {
@@ -161,11 +192,16 @@ class FakeWatchStream<T extends KubeObject> implements AsyncIterable<WatchEvent<
   constructor(
     private readonly signal: AbortSignal,
     private readonly onClose: () => void,
+    /** What the watch was opened with. */
+    readonly options: WatchOptions = {},
+    /** Objects this watch is told about (its shardSelector, where applied); bookmarks and errors always pass. */
+    private readonly matches: (obj: KubeObject) => boolean = () => true,
   ) {
     signal.addEventListener("abort", () => this.end(), { once: true });
   }
 
   push(event: WatchEvent<T>): void {
+    if ((event.type === "ADDED" || event.type === "MODIFIED" || event.type === "DELETED") && !this.matches(event.object)) return;
     this.enqueue({ event });
   }
 
