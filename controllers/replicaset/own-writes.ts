@@ -6,8 +6,8 @@ import { compareResourceVersions } from "../../pkg/kube/resource-version.ts";
 
 /** A cache that knows the resourceVersion of the last change applied to it (client-go's LastStoreSyncResourceVersion). */
 export interface LastSyncedVersion {
-  /** "" when the cache cannot tell. */
-  lastStoreSyncResourceVersion(): string;
+  /** "" when the cache cannot tell; with a namespace, how far that namespace's objects are known (a sharded cache's lists differ). */
+  lastStoreSyncResourceVersion(namespace?: string): string;
 }
 
 export interface GroupResource {
@@ -79,8 +79,9 @@ export class OwnWrites {
   ensureCaughtUp(owner: string): void {
     const writes = this.owners.get(owner);
     if (!writes) return;
+    const namespace = owner.slice(0, Math.max(0, owner.indexOf("/")));
     for (const [id, { resource, version }] of writes.versions) {
-      const read = this.caches.get(id)?.lastStoreSyncResourceVersion() ?? "";
+      const read = this.caches.get(id)?.lastStoreSyncResourceVersion(namespace) ?? "";
       if (read === "") continue;
       if ((compareResourceVersions(version, read) ?? 0) > 0) throw new StaleCacheError(resource, version, read);
     }

@@ -27,6 +27,7 @@ export class Indexer<T extends KubeObject = KubeObject> implements IndexedStore<
   private indices = new Map<string, Map<string, Set<string>>>();
   /** The resourceVersion of the last change applied: a written object's, a list's, a bookmark's. */
   private storeResourceVersion = "";
+  private namespaceVersion: ((namespace: string) => string | undefined) | undefined;
 
   constructor(
     indexers: Indexers<T> = {},
@@ -114,8 +115,13 @@ export class Indexer<T extends KubeObject = KubeObject> implements IndexedStore<
    * LastStoreSyncResourceVersion with AtomicFIFO): what a reader of this store has seen
    * at least, e.g. to tell whether its own write has come back through the watch yet.
    */
-  lastStoreSyncResourceVersion(): string {
-    return this.storeResourceVersion;
+  lastStoreSyncResourceVersion(namespace?: string): string {
+    return (namespace !== undefined && this.namespaceVersion?.(namespace)) || this.storeResourceVersion;
+  }
+
+  /** In a sharded informer: the version of the list and watch holding a namespace (undefined: use the store's). */
+  followNamespaceVersions(namespaceVersion: (namespace: string) => string | undefined): void {
+    this.namespaceVersion = namespaceVersion;
   }
 
   /** The cached object with the same key as `obj`. */

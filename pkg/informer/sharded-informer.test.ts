@@ -134,6 +134,20 @@ describe("sharded informer, the API server filtering", () => {
     await stop();
   });
 
+  test("a namespace's resourceVersion is its own segment's: a quiet segment does not hold back a reader of another", async () => {
+    const { lw, share, informer, stop } = setup(["n1"], true);
+    await eventually(() => informer.hasSynced() && lw.openWatches === 1, "watching");
+    const quiet = informer.getIndexer().lastStoreSyncResourceVersion("n1");
+    share.hold(["n1", "n4"]);
+    await eventually(() => informer.hasSyncedRanges(rangesOfNamespaces(["n4"])), "n4 synced");
+    const written = lw.create(obj("n4/e"));
+    await eventually(() => informer.getIndexer().getByKey("n4/e") !== undefined, "n4/e cached");
+    // A reader of n4 (a controller checking its own write there) sees n4's segment's version, not the oldest.
+    expect(informer.getIndexer().lastStoreSyncResourceVersion("n4")).toBe(written.metadata?.resourceVersion ?? "");
+    expect(informer.getIndexer().lastStoreSyncResourceVersion("n1")).toBe(quiet);
+    await stop();
+  });
+
   test("beyond four segments, the whole share is listed again in one", async () => {
     const { lw, share, informer, events, keys, stop } = setup(["n1"], true);
     await eventually(() => informer.hasSynced(), "synced");

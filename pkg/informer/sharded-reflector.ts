@@ -122,6 +122,14 @@ export class ShardedReflector<T extends KubeObject = KubeObject> {
     return oldestOf([...this.segments.values()].map(({ resourceVersion }) => resourceVersion));
   }
 
+  /** The version of the listed segment that holds `namespace`; undefined when none does. */
+  resourceVersionIn(namespace: string): string | undefined {
+    for (const segment of this.segments.values()) {
+      if (segment.listed && rangesHoldNamespace(segment.ranges, namespace)) return segment.resourceVersion || undefined;
+    }
+    return undefined;
+  }
+
   /** True when every part of `ranges` is cached: in the share, and listed by the segment that covers it. */
   hasSyncedRanges(ranges: readonly HashRange[]): boolean {
     return subtractRanges(normalizeRanges(ranges), this.syncedRanges()).length === 0;

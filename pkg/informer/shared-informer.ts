@@ -283,6 +283,8 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     if (signal.aborted) return;
     if (plan) {
       this.sharded = new ShardedReflector(this.listerWatcher, this.queue, plan, this.makeReflector, this.informerName, this.logger);
+      const sharded = this.sharded;
+      this.indexer.followNamespaceVersions((namespace) => sharded.resourceVersionIn(namespace));
       this.reflector = this.sharded;
     } else this.reflector = this.makeReflector(this.listerWatcher, this.queue, this.informerName);
     await this.reflector.run(signal);

@@ -29,8 +29,12 @@ export interface Store<T extends KubeObject> {
   list(): T[];
   /** Every cached key. */
   listKeys(): string[];
-  /** The resourceVersion of the last change applied to the store; "" before the first. */
-  lastStoreSyncResourceVersion(): string;
+  /**
+   * The resourceVersion of the last change applied to the store; "" before the first. With `namespace`: the
+   * version up to which that namespace's objects are known, which in a sharded cache (several lists and watches,
+   * each over some namespaces) is that of the one holding the namespace.
+   */
+  lastStoreSyncResourceVersion(namespace?: string): string;
 }
 
 /** The values an object is filed under in one index, e.g. its owners' UIDs; none leaves it out of the index. Must not throw. */

@@ -12,6 +12,9 @@ import { EventBroadcaster } from "../events/broadcaster.ts";
 import { KubeEventSink } from "../events/kube-event-sink.ts";
 import { SharedInformerFactory } from "../informer/factory.ts";
 import { namespaceIndexName } from "../informer/index-funcs.ts";
+import type { InformerSharding } from "../informer/namespace-share.ts";
+import type { GroupVersionResource } from "../kube/gvr.ts";
+import type { HashRange } from "../sharding/hash-range.ts";
 import { loadClientConfig } from "../kube/client-config.ts";
 import { createKubeClient, type KubeClient, withRateLimit } from "../kube/client.ts";
 import { leaderElectionIdentity } from "../leaderelection/identity.ts";
@@ -54,6 +57,8 @@ interface Coordination {
   writeGuard?: WriteGuard;
   events: EventRecorder;
   ownership?: NamespaceOwnership;
+  /** The controllers' informer factory. */
+  informers: SharedInformerFactory;
   /** Start the informers before the controllers may act. */
   informersFirst: boolean;
   /** Runs the controllers while this process may act; without it they run until terminated. */
@@ -156,8 +161,8 @@ export class Manager {
     const { options, logger } = this;
     const events = await this.startEvents(client, services);
     const informerMetrics = new PrometheusInformerMetricsProvider(this.endpoints.metrics);
-    const informers = this.informerFactory(client, informerMetrics);
-    const coordination = await this.coordination(client, events, services, informerMetrics, informers);
+    const coordination = await this.coordination(client, events, services, informerMetrics);
+    const { informers } = coordination;
     const context = { ...this.controllerContext(informers, coordination.events), ownership: coordination.ownership };
     const controllers = await createControllers(options.enabledControllers, this.descriptors, context, {
       client,
@@ -191,9 +196,10 @@ export class Manager {
     events: EventRecorder,
     services: ServiceGroup,
     metrics: InformerMetricsProvider,
-    informers: SharedInformerFactory,
   ): Promise<Coordination> {
     const { options } = this;
+    if (options.sharding) return this.shardMembership(client, events, services, metrics);
+    const informers = this.informerFactory(client, metrics);
     if (options.leaderElection.enabled) {
       const leadership = await this.leadership(client, events, services, metrics);
       const assertLeading = () => leadership.assertLeading();
@@ -201,22 +207,12 @@ export class Manager {
         writeGuard: assertLeading,
         events: leaderOnlyEvents(events, assertLeading),
         // A warm standby fills its caches while it waits; otherwise they start once it leads, as kube-controller-manager's do.
+        informers,
         informersFirst: options.warmStandby,
         run: (whileLeading, terminate) => leadership.run(whileLeading, terminate),
       };
     }
-    if (options.sharding) {
-      const membership = await this.shardMembership(client, services, metrics, informers);
-      return {
-        writeGuard: membership.writeGuard,
-        events: membership.ownedEvents(events),
-        ownership: membership.member,
-        // Its caches fill before it holds anything: a slot is taken only once its objects are cached.
-        informersFirst: true,
-        run: (whileMember, terminate) => membership.run(whileMember, terminate),
-      };
-    }
-    return { events, informersFirst: false };
+    return { events, informers, informersFirst: false };
   }
 
   /** The event broadcaster, started: what the controllers record reaches the API server and the status page. */
@@ -232,7 +228,7 @@ export class Manager {
     return broadcaster.newRecorder(this.program.name);
   }
 
-  private informerFactory(client: KubeClient, metrics: InformerMetricsProvider): SharedInformerFactory {
+  private informerFactory(client: KubeClient, metrics: InformerMetricsProvider, sharding?: InformerSharding): SharedInformerFactory {
     const { connection, minResyncPeriodMs } = this.options;
     // As in kube-controller-manager, metadata-only informers (the garbage collector's monitors) list
     // through a client of their own, so their start-up burst is not spent by the other informers'.
@@ -243,6 +239,7 @@ export class Manager {
       defaultResyncMs: minResyncPeriodMs * (1 + Math.random()),
       logger: this.logger,
       metrics: { provider: metrics, name: this.program.name },
+      ...(sharding && { sharding }),
     });
     this.informerFactories.push(informers);
     return informers;
@@ -271,16 +268,19 @@ export class Manager {
   }
 
   /**
-   * The shard ring's membership, its Leases followed through an informer of their own, started here. A slot is
-   * taken once the controllers' informers have synced (every cache holds everything this process caches).
+   * The shard ring's membership, its Leases followed through an informer of their own, started here. The
+   * controllers' informers cache only the namespaces of the slots it holds or is about to, and a slot is taken
+   * once every one of them has its objects.
    */
-  private async shardMembership(client: KubeClient, services: ServiceGroup, metrics: InformerMetricsProvider, informers: SharedInformerFactory): Promise<ShardMembership> {
+  private async shardMembership(client: KubeClient, events: EventRecorder, services: ServiceGroup, metrics: InformerMetricsProvider): Promise<Coordination> {
     const { options, identity, logger } = this;
     const sharding = options.sharding!;
-    const cached = () => informers.list().every((informer) => informer.hasSynced());
     const status = () => membership.member.status();
     const observer = shardRingMetrics(this.endpoints.metrics, sharding.ring, status);
+    // `informers` is read only once the member runs, after it is made below.
+    const cached = (ranges: readonly HashRange[]) => informers.hasSyncedRanges(ranges);
     const membership = new ShardMembership({ options: { ...options, sharding }, client, identity, logger, cached, observer });
+    const informers = this.informerFactory(client, metrics, { share: membership.member.cacheShare, isNamespaced: (gvr) => isNamespaced(client, gvr) });
     this.status.attach({ shardRing: () => shardRingStatus(status(), knownNamespaces(informers), (ns) => membership.member.holds(ns)) });
     const ring = new SharedInformerFactory({
       listerWatcherFor: (gvr, scope) => client.dynamic.listerWatcher(gvr, scope),
@@ -291,7 +291,15 @@ export class Manager {
     membership.followRing(ring);
     this.informerFactories.push(ring);
     await services.start(informersService("shard-ring-informer", ring));
-    return membership;
+    return {
+      writeGuard: membership.writeGuard,
+      events: membership.ownedEvents(events),
+      ownership: membership.member,
+      informers,
+      // Its caches fill before it holds anything: a slot is taken only once its objects are cached.
+      informersFirst: true,
+      run: (whileMember, terminate) => membership.run(whileMember, terminate),
+    };
   }
 
   private controllerContext(informers: SharedInformerFactory, events: EventRecorder) {
@@ -334,6 +342,14 @@ export class Manager {
       stop: () => server?.stop(),
     };
   }
+}
+
+/** Whether `gvr` is namespaced, from discovery (for resources named without their scope, e.g. the garbage collector's). */
+async function isNamespaced(client: KubeClient, gvr: GroupVersionResource): Promise<boolean> {
+  const groupVersion = gvr.group ? `${gvr.group}/${gvr.version}` : gvr.version;
+  const found = (await client.discovery.serverResourcesForGroupVersion(groupVersion)).find((r) => r.resource === gvr.resource);
+  if (!found) throw new Error(`${gvr.resource} is not served in ${groupVersion}`);
+  return found.namespaced;
 }
 
 /** The namespaces the informers hold objects of. */

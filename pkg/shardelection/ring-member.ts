@@ -153,15 +153,14 @@ export class RingMember implements NamespaceOwnership {
     return () => this.listeners.delete(listener);
   }
 
-  /** The namespace-hash ranges to cache: the slots held and the slots about to be. */
-  ranges(): readonly HashRange[] {
-    return this.cachedRanges;
-  }
-
-  onRangesChange(listener: () => void): () => void {
-    this.rangeListeners.add(listener);
-    return () => this.rangeListeners.delete(listener);
-  }
+  /** The namespace-hash ranges the informers should cache: the slots held, draining, and about to be held. */
+  readonly cacheShare = {
+    ranges: (): readonly HashRange[] => this.cachedRanges,
+    onChange: (listener: () => void): (() => void) => {
+      this.rangeListeners.add(listener);
+      return () => this.rangeListeners.delete(listener);
+    },
+  };
 
   status(): RingMemberStatus {
     const now = this.clock.monotonic();

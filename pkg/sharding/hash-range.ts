@@ -73,3 +73,13 @@ export function shardSelector(key: ShardKey, ranges: readonly HashRange[]): stri
   if (ranges.length === 0) throw new Error("a shard selector needs at least one range");
   return ranges.map((r) => `shardRange(${key}, '${formatHashBound(r.start)}', '${formatHashBound(r.end)}')`).join(" || ");
 }
+
+/** One range as the status page and logs write it: "0x…-0x…", bounds as the API server writes them. */
+export function describeRange(range: HashRange): string {
+  return `${formatHashBound(range.start)}-${formatHashBound(range.end)}`;
+}
+
+/** The ranges, comma-separated (see describeRange). */
+export function describeRanges(ranges: readonly HashRange[]): string {
+  return ranges.map(describeRange).join(", ");
+}

@@ -1,6 +1,6 @@
 // The ring member's state as the status page shows it: ranges written as the API server writes
 // shard bounds, and the namespaces the process acts on among those it has objects of.
-import { formatHashBound } from "../sharding/hash-range.ts";
+import { describeRange } from "../sharding/hash-range.ts";
 import type { RingMemberStatus } from "../shardelection/ring-member.ts";
 import type { ShardRingStatus } from "./status-snapshot.ts";
 
@@ -11,7 +11,7 @@ export function shardRingStatus(status: RingMemberStatus, knownNamespaces: reado
     members: status.members.map((m) => ({ ...m, self: m.name === status.member })),
     held: status.held,
     draining: status.draining,
-    ranges: status.ranges.map((r) => `${formatHashBound(r.start)}-${formatHashBound(r.end)}`),
+    ranges: status.ranges.map(describeRange),
     namespaces: knownNamespaces.filter(holds).sort(),
     handovers: status.handovers,
   };
