@@ -327,27 +327,28 @@ export class RingMember implements NamespaceOwnership {
     this.changed();
   }
 
-  /** Deletes the Leases of holders that stopped renewing, where they hold slots this member should have. */
+  /**
+   * Deletes the Leases of members that stopped renewing (a Lease left by a process that died, or by a join
+   * whose answer was lost, would otherwise stay), and finds out about holders of slots this member should
+   * have whose Lease it has not seen.
+   */
   private async declareDeadHolders(): Promise<void> {
     const now = this.clock.monotonic();
-    const suspects = new Set<string>();
-    this.desired.forEach((owner, slot) => {
-      const holder = this.table[slot];
-      if (owner === this.me && holder !== undefined && holder !== this.me && !this.goneHolders.has(holder)) suspects.add(holder);
-    });
-    for (const holder of suspects) {
-      const member = this.members.get(holder);
-      if (member === undefined) {
-        // Not in this cache: gone, or created a moment ago; etcd decides.
-        if (!(await this.options.api.memberExists(holder))) this.goneHolders.add(holder);
-      } else if (now - member.observedAt > this.options.leaseDurationMs) {
-        if (await this.options.api.deleteMember(holder, member.resourceVersion)) {
-          this.options.logger.info({ ring: this.options.ring, member: holder }, "declared a shard ring member dead: its Lease expired");
-          this.members.delete(holder);
-          this.goneHolders.add(holder);
-        }
+    for (const [name, member] of [...this.members]) {
+      if (name === this.me || now - member.observedAt <= this.options.leaseDurationMs) continue;
+      if (await this.options.api.deleteMember(name, member.resourceVersion)) {
+        this.options.logger.info({ ring: this.options.ring, member: name }, "declared a shard ring member dead: its Lease expired");
+        this.members.delete(name);
+        this.goneHolders.add(name);
       }
     }
+    const unseen = new Set<string>();
+    this.desired.forEach((owner, slot) => {
+      const holder = this.table[slot];
+      if (owner === this.me && holder !== undefined && holder !== this.me && !this.goneHolders.has(holder) && !this.members.has(holder)) unseen.add(holder);
+    });
+    // Not in this cache: gone, or created a moment ago; etcd decides.
+    for (const holder of unseen) if (!(await this.options.api.memberExists(holder))) this.goneHolders.add(holder);
   }
 
   /** Writes this member into the free slots it should hold whose objects are cached by now. */
