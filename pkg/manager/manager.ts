@@ -13,7 +13,6 @@ import { KubeEventSink } from "../events/kube-event-sink.ts";
 import { SharedInformerFactory } from "../informer/factory.ts";
 import { namespaceIndexName } from "../informer/index-funcs.ts";
 import type { InformerSharding } from "../informer/namespace-share.ts";
-import type { GroupVersionResource } from "../kube/gvr.ts";
 import type { HashRange } from "../sharding/hash-range.ts";
 import { loadClientConfig } from "../kube/client-config.ts";
 import { createKubeClient, type KubeClient, withRateLimit } from "../kube/client.ts";
@@ -280,7 +279,7 @@ export class Manager {
     // `informers` is read only once the member runs, after it is made below.
     const cached = (ranges: readonly HashRange[]) => informers.hasSyncedRanges(ranges);
     const membership = new ShardMembership({ options: { ...options, sharding }, client, identity, logger, cached, observer });
-    const informers = this.informerFactory(client, metrics, { share: membership.member.cacheShare, isNamespaced: (gvr) => isNamespaced(client, gvr) });
+    const informers = this.informerFactory(client, metrics, { share: membership.member.cacheShare, isNamespaced: (gvr) => client.discovery.isNamespaced(gvr) });
     this.status.attach({ shardRing: () => shardRingStatus(status(), knownNamespaces(informers), (ns) => membership.member.holds(ns)) });
     const ring = new SharedInformerFactory({
       listerWatcherFor: (gvr, scope) => client.dynamic.listerWatcher(gvr, scope),
@@ -342,14 +341,6 @@ export class Manager {
       stop: () => server?.stop(),
     };
   }
-}
-
-/** Whether `gvr` is namespaced, from discovery (for resources named without their scope, e.g. the garbage collector's). */
-async function isNamespaced(client: KubeClient, gvr: GroupVersionResource): Promise<boolean> {
-  const groupVersion = gvr.group ? `${gvr.group}/${gvr.version}` : gvr.version;
-  const found = (await client.discovery.serverResourcesForGroupVersion(groupVersion)).find((r) => r.resource === gvr.resource);
-  if (!found) throw new Error(`${gvr.resource} is not served in ${groupVersion}`);
-  return found.namespaced;
 }
 
 /** The namespaces the informers hold objects of. */
