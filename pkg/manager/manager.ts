@@ -278,8 +278,8 @@ export class Manager {
     const observer = shardRingMetrics(this.endpoints.metrics, sharding.ring, status);
     // `informers` is read only once the member runs, after it is made below.
     const cached = (ranges: readonly HashRange[]) => informers.hasSyncedRanges(ranges);
-    const membership = new ShardMembership({ options: { ...options, sharding }, client, identity, logger, cached, observer });
-    const informers = this.informerFactory(client, metrics, { share: membership.member.cacheShare, isNamespaced: (gvr) => client.discovery.isNamespaced(gvr) });
+    const membership: ShardMembership = new ShardMembership({ options: { ...options, sharding }, client, identity, logger, cached, observer });
+    const informers: SharedInformerFactory = this.informerFactory(client, metrics, { share: membership.member.cacheShare, isNamespaced: (gvr) => client.discovery.isNamespaced(gvr) });
     this.status.attach({ shardRing: () => shardRingStatus(status(), knownNamespaces(informers), (ns) => membership.member.holds(ns)) });
     const ring = new SharedInformerFactory({
       listerWatcherFor: (gvr, scope) => client.dynamic.listerWatcher(gvr, scope),

@@ -40,12 +40,15 @@ export interface RunOptions {
 
 /** A test's shard ring: its name, where its Leases live, and its timings (short by default, for tests). */
 export interface ShardRingOptions {
+  /** The ring's name: runs with the same name share the namespaces. */
   ring: string;
-  /** Default "kube-system". */
+  /** Where the ring's Leases live. Default "kube-system". */
   namespace?: string | undefined;
-  /** Default 6 s, 4 s and 1 s: a takeover after a member is lost takes seconds. */
+  /** How long a silent member keeps its slots (--leader-elect-lease-duration). Default 6 s, so a takeover takes seconds. */
   leaseDurationMs?: number | undefined;
+  /** How long a member goes on acting without renewing its Lease (--leader-elect-renew-deadline). Default 4 s. */
   renewDeadlineMs?: number | undefined;
+  /** How often a member renews its Lease and looks at the table (--leader-elect-retry-period). Default 1 s. */
   retryPeriodMs?: number | undefined;
 }
 
@@ -79,8 +82,8 @@ export async function runControllers(client: KubeClient, descriptors: readonly C
   const values = controllerFlagValues(descriptors, options.flags ?? []);
   const metrics = new Registry();
   const identity = leaderElectionIdentity();
-  const membership = options.shardRing && shardMembership(client, identity, options.shardRing, logger, (ranges) => informers.hasSyncedRanges(ranges));
-  const informers = new SharedInformerFactory({
+  const membership: ShardMembership | undefined = options.shardRing && shardMembership(client, identity, options.shardRing, logger, (ranges) => informers.hasSyncedRanges(ranges));
+  const informers: SharedInformerFactory = new SharedInformerFactory({
     listerWatcherFor: (gvr, scope) => client.dynamic.listerWatcher(gvr, scope),
     // No periodic resync: the manager's comes after 12 h at the earliest (--min-resync-period), past any test.
     defaultResyncMs: 0,
