@@ -201,7 +201,7 @@ export class RingMember implements NamespaceOwnership {
       return Promise.resolve();
     }
     return new Promise((resolve) => {
-      const timer = this.clock.setTimer(this.options.retryPeriodMs, done);
+      const timer = this.clock.setTimer(this.untilNextStep(), done);
       const onAbort = () => done();
       stop.addEventListener("abort", onAbort, { once: true });
       this.wake = done;
@@ -211,6 +211,17 @@ export class RingMember implements NamespaceOwnership {
         resolve();
       }
     });
+  }
+
+  /** A retry period, or less when another member's Lease expires sooner: its slots are taken over at that moment, not up to a period later. */
+  private untilNextStep(): number {
+    const now = this.clock.monotonic();
+    let wait = this.options.retryPeriodMs;
+    for (const [name, member] of this.members) {
+      const expiresIn = member.observedAt + this.options.leaseDurationMs - now;
+      if (name !== this.me && expiresIn >= 0) wait = Math.min(wait, expiresIn + 1);
+    }
+    return wait;
   }
 
   private async step(stop: AbortSignal): Promise<void> {
