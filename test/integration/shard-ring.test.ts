@@ -207,6 +207,7 @@ describe("a shard ring of kube-loom replicas", () => {
     const metrics = await (await fetch(`${processes.get("member-a")!.url}/metrics`)).text();
     expect(metrics).toContain(`shard_ring_slots_held{ring="${ring}"} ${status.shardRing.held}`);
     expect(metrics).toContain(`shard_ring_members{ring="${ring}"} 3`);
+    expect(metrics).toContain(`shard_ring_member_slots{ring="${ring}",member="${status.shardRing.member}"} ${status.shardRing.held}`);
   }, 180_000);
 
   test("kill -9: the dead member's namespaces are acted on again within the lease duration and a retry", async () => {
