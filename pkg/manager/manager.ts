@@ -251,14 +251,8 @@ export class Manager {
   private async leadership(client: KubeClient, events: EventRecorder, services: ServiceGroup, metrics: InformerMetricsProvider): Promise<Leadership> {
     const { options, identity, logger } = this;
     const leadership = new Leadership({ options, client, identity, events, metrics: this.endpoints.metrics, logger });
-    const lease = new SharedInformerFactory({
-      listerWatcherFor: (gvr, scope) => client.dynamic.listerWatcher(gvr, scope),
-      defaultResyncMs: 0,
-      logger,
-      metrics: { provider: metrics, name: this.program.name },
-    });
+    const lease = this.coordinationInformers(client, metrics);
     leadership.followLease(lease);
-    this.informerFactories.push(lease);
     await services.start(informersService("lease-informer", lease));
     this.endpoints.healthz.add(leadership.healthCheck);
     this.endpoints.livez.add(leadership.healthCheck);
@@ -281,14 +275,8 @@ export class Manager {
     const membership: ShardMembership = new ShardMembership({ options: { ...options, sharding }, client, identity, logger, cached, observer });
     const informers: SharedInformerFactory = this.informerFactory(client, metrics, { share: membership.member.cacheShare, isNamespaced: (gvr) => client.discovery.isNamespaced(gvr) });
     this.status.attach({ shardRing: () => shardRingStatus(status(), knownNamespaces(informers), (ns) => membership.member.holds(ns)) });
-    const ring = new SharedInformerFactory({
-      listerWatcherFor: (gvr, scope) => client.dynamic.listerWatcher(gvr, scope),
-      defaultResyncMs: 0,
-      logger,
-      metrics: { provider: metrics, name: this.program.name },
-    });
+    const ring = this.coordinationInformers(client, metrics);
     membership.followRing(ring);
-    this.informerFactories.push(ring);
     await services.start(informersService("shard-ring-informer", ring));
     return {
       writeGuard: membership.writeGuard,
@@ -299,6 +287,18 @@ export class Manager {
       informersFirst: true,
       run: (whileMember, terminate) => membership.run(whileMember, terminate),
     };
+  }
+
+  /** A factory of its own for the Leases that decide where this process acts: they must be followed before, and apart from, the controllers' caches. */
+  private coordinationInformers(client: KubeClient, metrics: InformerMetricsProvider): SharedInformerFactory {
+    const informers = new SharedInformerFactory({
+      listerWatcherFor: (gvr, scope) => client.dynamic.listerWatcher(gvr, scope),
+      defaultResyncMs: 0,
+      logger: this.logger,
+      metrics: { provider: metrics, name: this.program.name },
+    });
+    this.informerFactories.push(informers);
+    return informers;
   }
 
   private controllerContext(informers: SharedInformerFactory, events: EventRecorder) {
