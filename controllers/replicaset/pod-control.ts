@@ -4,13 +4,13 @@
 import type { V1Pod, V1ReplicaSet } from "@kubernetes/client-node";
 import type { EventRecorder } from "../../pkg/events/recorder.ts";
 import type { KubeClient } from "../../pkg/kube/client.ts";
-import { ApiError, isAlreadyExists, isConflict, isNotFound } from "../../pkg/kube/errors.ts";
-import { mayHaveTakenEffect } from "./unsettled-writes.ts";
 import type { ResourceClient } from "../../pkg/kube/dynamic-client.ts";
+import { ApiError, isAlreadyExists, isConflict, isNotFound } from "../../pkg/kube/errors.ts";
 import { apiVersionOf, resources } from "../../pkg/kube/gvr.ts";
 import type { OwnerReference, Wire } from "../../pkg/kube/objects.ts";
 import { controllerRefOf } from "../../pkg/kube/owner-references.ts";
 import { errorMessage } from "../../pkg/errors/expected-error.ts";
+import { mayHaveTakenEffect } from "./unsettled-writes.ts";
 
 type Pod = Wire<V1Pod>;
 type ReplicaSet = Wire<V1ReplicaSet>;

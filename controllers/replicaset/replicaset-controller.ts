@@ -17,9 +17,9 @@ import type { IndexedStore } from "../../pkg/informer/store.ts";
 import { splitMetaNamespaceKey } from "../../pkg/informer/keys.ts";
 import type { Lister } from "../../pkg/informer/lister.ts";
 import type { KubeClient } from "../../pkg/kube/client.ts";
+import { isAlreadyExists } from "../../pkg/kube/errors.ts";
 import { resources } from "../../pkg/kube/gvr.ts";
 import type { ObjectOf } from "../../pkg/kube/gvr.ts";
-import { isAlreadyExists } from "../../pkg/kube/errors.ts";
 import type { OwnerReference } from "../../pkg/kube/objects.ts";
 import { controllerRefOf, isControlledBy } from "../../pkg/kube/owner-references.ts";
 import { selectorFromLabelSelector, type Selector } from "../../pkg/labels/selector.ts";
@@ -124,7 +124,8 @@ export class ReplicaSetController {
       this.unsettledWrites.delete(key);
       return;
     }
-    const settleError = await this.settleWrites(key, rs);
+    // A ReplicaSet being deleted makes no Pods, not even one it may have made already.
+    const settleError = rs.metadata?.deletionTimestamp ? undefined : await this.settleWrites(key, rs);
     // Read before listing Pods: expectations met now mean the listed Pods include those writes.
     const cacheCaughtUp = this.expectations.satisfied(key);
     const selector = this.selectorOf(rs);
