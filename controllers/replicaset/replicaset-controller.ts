@@ -229,22 +229,7 @@ export class ReplicaSetController {
       this.logger.info({ replicaSet: key, need: wanted, deleting: count }, "too many replicas");
       const victims = podsToDelete(activePods, this.relatedPods(rs), count, this.clock.now());
       this.expectations.expectDeletions(key, victims.map(podKey));
-      const failures = await Promise.all(
-        victims.map(async (pod) => {
-          try {
-            await this.podControl.deletePod(rs, pod);
-            return undefined;
-          } catch (err) {
-            if (mayHaveTakenEffect(err)) {
-              this.unsettledWrites.deletionUnsettled(key, podKey(pod), pod);
-              return err;
-            }
-            // The informer will not see a deletion that did not happen.
-            this.expectations.deletionObserved(key, podKey(pod));
-            return isPodGone(err) ? undefined : err;
-          }
-        }),
-      );
+      const failures = await Promise.all(victims.map((pod) => this.deleteExpectedPod(key, rs, pod)));
       return failures.find((failure) => failure !== undefined);
     }
     return undefined;
@@ -266,23 +251,29 @@ export class ReplicaSetController {
         return err;
       }
     });
-    const deletions = this.unsettledWrites.takeDeletions(key).map(async (pod) => {
-      try {
-        await this.podControl.deletePod(rs, pod);
-        return undefined;
-      } catch (err) {
-        if (mayHaveTakenEffect(err)) {
-          this.unsettledWrites.deletionUnsettled(key, podKey(pod), pod);
-          return err;
-        }
-        // Gone already, by the first request or another's: the cache will show it, so it stays expected.
-        if (isPodGone(err)) return undefined;
-        this.expectations.deletionObserved(key, podKey(pod));
-        return err;
-      }
-    });
+    const deletions = this.unsettledWrites.takeDeletions(key).map((pod) => this.deleteExpectedPod(key, rs, pod));
     const failures = await Promise.all([...creations, ...deletions]);
     return failures.find((failure) => failure !== undefined);
+  }
+
+  /**
+   * Deletes a Pod whose deletion the ReplicaSet expects; resolves with the error, if any. The Pod
+   * stays expected unless the API server refused the delete: after a lost answer it is sent again
+   * at the next sync, and a Pod found gone (NotFound) was in the cache, which will show it go.
+   * kube-controller-manager stops expecting it in both cases, so a lagging cache makes it delete
+   * again, and perhaps another Pod.
+   */
+  private async deleteExpectedPod(key: string, rs: ReplicaSet, pod: Pod): Promise<unknown> {
+    try {
+      await this.podControl.deletePod(rs, pod);
+      return undefined;
+    } catch (err) {
+      if (isPodGone(err)) return undefined;
+      if (mayHaveTakenEffect(err)) this.unsettledWrites.deletionUnsettled(key, podKey(pod), pod);
+      // The informer will not see a deletion that was refused.
+      else this.expectations.deletionObserved(key, podKey(pod));
+      return err;
+    }
   }
 
   /** The Pods of every ReplicaSet with the same controller as `rs` (none when it has no controller). */

@@ -51,6 +51,7 @@ export class RequestFaultProxy {
   readonly #connections = new Set<ProxiedConnection>();
   readonly #cuts: PendingCut[] = [];
   readonly #holds = new Set<RequestMatch>();
+  readonly #requests: string[] = [];
 
   private constructor(
     private readonly server: Server,
@@ -100,6 +101,11 @@ export class RequestFaultProxy {
     };
   }
 
+  /** How many requests matching `match` came through so far. */
+  requestCount(match: RequestMatch): number {
+    return this.#requests.filter((request) => matches(match, request)).length;
+  }
+
   async stop(): Promise<void> {
     for (const connection of this.#connections) this.#close(connection);
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -128,6 +134,7 @@ export class RequestFaultProxy {
     const line = requestLine.exec(chunk.subarray(0, 4096).toString("latin1"));
     if (line) {
       connection.request = `${line[1]} ${line[2]}`;
+      this.#requests.push(connection.request);
       connection.held = [...this.#holds].some((hold) => matches(hold, connection.request)) ? (connection.held ?? []) : undefined;
       const cutAt = this.#cuts.findIndex((cut) => matches(cut.match, connection.request));
       if (cutAt >= 0) {
