@@ -1,5 +1,6 @@
 // The sync of one ReplicaSet (kube-controller-manager's syncReplicaSet): wait until the caches
-// show the controller's own last writes, claim the Pods it owns, create or delete Pods until
+// show the controller's own last writes, send again the Pod writes whose answer was lost
+// (unsettled-writes.ts), claim the Pods it owns, create or delete Pods until
 // their number matches spec.replicas (only when the expected creations and deletions have been
 // observed), then write the status and schedule the next look for Pods about to become available.
 import { type Clock, realClock } from "../../pkg/clock/clock.ts";
