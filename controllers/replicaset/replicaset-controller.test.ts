@@ -151,6 +151,21 @@ describe("ReplicaSetController after a Pod write whose answer was lost", () => {
     expect({ stored: api.podCount, creates: api.count("POST", podCreates) }).toEqual({ stored: 3, creates: 4 });
   });
 
+  test("a create stored but answered 503, then AlreadyExists to the REST client's own retry, is found to be the controller's own Pod", async () => {
+    api.lagPodEvents = true;
+    api.loseNextAnswer("POST", podCreates, true, "busy");
+    api.replicaSets.create(replicaSet("web", 3));
+    await waitUntil(() => api.count("POST", podCreates) === 3, "the client's retry and the controller's repeat", 10_000, 5);
+    await settle(20);
+    expect({ stored: api.podCount, creates: api.count("POST", podCreates) }).toEqual({ stored: 1, creates: 3 });
+
+    api.lagPodEvents = false;
+    api.releasePodEvents();
+    await waitUntil(async () => (await storedReplicaSet()).status?.replicas === 3, "status.replicas 3", 10_000, 5);
+    await settle(20);
+    expect({ stored: api.podCount, creates: api.count("POST", podCreates) }).toEqual({ stored: 3, creates: 5 });
+  });
+
   test("a create lost on its way is sent again and makes the Pod", async () => {
     api.loseNextAnswer("POST", podCreates, false);
     api.replicaSets.create(replicaSet("web", 3));

@@ -25,7 +25,7 @@ export class FakeReplicaSetApi {
    */
   dropsTerminatingReplicas = false;
   private readonly heldBack: (() => void)[] = [];
-  private readonly lostAnswers: (FakeRequest & { applied: boolean })[] = [];
+  private readonly lostAnswers: (FakeRequest & { applied: boolean; answer: "reset" | "busy" })[] = [];
   /** Pods as the server stores them, ahead of the watchers while events lag. */
   private readonly storedPods = new Map<string, Pod>();
   private nextPod = 0;
@@ -51,21 +51,24 @@ export class FakeReplicaSetApi {
   }
 
   /**
-   * The next request of `method` whose path matches makes the client's fetch fail as a reset
-   * connection would, after the write was carried out (`applied`) or before it got here.
+   * The next request of `method` whose path matches gets no answer the client can use, after the
+   * write was carried out (`applied`) or before it got here: by default the client's fetch fails
+   * as a reset connection would; "busy" answers 503 with Retry-After, which the REST client waits
+   * out and sends again.
    */
-  loseNextAnswer(method: string, pathPattern: RegExp, applied: boolean): void {
-    this.lostAnswers.push({ method, path: pathPattern.source, applied });
+  loseNextAnswer(method: string, pathPattern: RegExp, applied: boolean, answer: "reset" | "busy" = "reset"): void {
+    this.lostAnswers.push({ method, path: pathPattern.source, applied, answer });
   }
 
   private async fetch(url: string, init: RequestInit): Promise<Response> {
     const method = init.method ?? "GET";
     const path = new URL(url).pathname;
     this.requests.push({ method, path });
-    const lost = this.lostAnswers.findIndex((loss) => loss.method === method && new RegExp(loss.path).test(path));
-    if (lost < 0) return this.answer(method, path, init);
-    const [{ applied } = { applied: false }] = this.lostAnswers.splice(lost, 1);
-    if (applied) await this.answer(method, path, init);
+    const lostAt = this.lostAnswers.findIndex((loss) => loss.method === method && new RegExp(loss.path).test(path));
+    const [lost] = lostAt < 0 ? [] : this.lostAnswers.splice(lostAt, 1);
+    if (!lost) return this.answer(method, path, init);
+    if (lost.applied) await this.answer(method, path, init);
+    if (lost.answer === "busy") return new Response(JSON.stringify({ kind: "Status", code: 503, reason: "ServiceUnavailable" }), { status: 503, headers: { "Retry-After": "1" } });
     throw new TypeError("The socket connection was closed unexpectedly");
   }
 
