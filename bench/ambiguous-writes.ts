@@ -9,8 +9,9 @@ import { ensureBinaries } from "../test/controlplane/binaries.ts";
 import { ControlPlane } from "../test/controlplane/control-plane.ts";
 import { spawnDaemon, stopDaemon } from "../test/controlplane/daemon-process.ts";
 import { fastClient } from "../test/integration/informer-fixtures.ts";
-import { type LostAnswerOutcome, lostCreate, lostDelete, startFaultProxy } from "../test/replicaset/lost-answers.ts";
+import { type LostAnswerOutcome, lostCreate, lostDelete } from "../test/replicaset/lost-answers.ts";
 import { createNamespace } from "../test/replicaset/replicaset-fixture.ts";
+import { RequestFaultProxy } from "../test/support/request-fault-proxy.ts";
 import { buildPeerProcesses, type PeerProcess } from "./peer-processes.ts";
 import { printTable } from "./print-table.ts";
 
@@ -20,7 +21,7 @@ const peers = await buildPeerProcesses({ "kube-controller-manager": "replicaset"
 
 async function measure(peer: PeerProcess, attempt: number): Promise<{ create: LostAnswerOutcome; delete: LostAnswerOutcome }> {
   const controlPlane = await ControlPlane.start({ binaries });
-  const proxy = await startFaultProxy(controlPlane);
+  const proxy = await RequestFaultProxy.inFrontOf(controlPlane);
   const daemon = spawnDaemon(peer.command(controlPlane.writeKubeconfig({ server: proxy.url })), join(controlPlane.dir, `${peer.system}.log`));
   try {
     const client = await fastClient(controlPlane.kubeconfigPath);

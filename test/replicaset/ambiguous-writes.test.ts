@@ -7,8 +7,8 @@ import type { KubeClient } from "../../pkg/kube/client.ts";
 import { ControlPlane } from "../controlplane/control-plane.ts";
 import { fastClient } from "../integration/informer-fixtures.ts";
 import { buildKubeLoom, KubeLoomProcess } from "../support/kube-loom-binary.ts";
-import type { RequestFaultProxy } from "../support/request-fault-proxy.ts";
-import { type LostAnswerSetup, lostCreate, lostDelete, startFaultProxy, watchLagMs } from "./lost-answers.ts";
+import { RequestFaultProxy } from "../support/request-fault-proxy.ts";
+import { type LostAnswerSetup, lostCreate, lostDelete, watchLagMs } from "./lost-answers.ts";
 import { createNamespace } from "./replicaset-fixture.ts";
 
 const namespace = "ambiguous-writes";
@@ -22,7 +22,7 @@ beforeAll(async () => {
   controlPlane = await ControlPlane.start();
   client = await fastClient(controlPlane.kubeconfigPath);
   await createNamespace(client, namespace);
-  proxy = await startFaultProxy(controlPlane);
+  proxy = await RequestFaultProxy.inFrontOf(controlPlane);
   kubeLoom = await KubeLoomProcess.start({
     binary: await buildKubeLoom(),
     kubeconfig: controlPlane.writeKubeconfig({ server: proxy.url }),

@@ -6,7 +6,7 @@
 import type { KubeClient } from "../../pkg/kube/client.ts";
 import type { ControlPlane } from "../controlplane/control-plane.ts";
 import { waitUntil } from "../support/eventually.ts";
-import { RequestFaultProxy, type RequestMatch } from "../support/request-fault-proxy.ts";
+import type { RequestFaultProxy, RequestMatch } from "../support/request-fault-proxy.ts";
 import { apply, getReplicaSet, kubectl, PodCensus, replicaSetManifest, waitForStatus } from "./replicaset-fixture.ts";
 
 /** How long the Pod watch is held back once the answer is cut. */
@@ -31,12 +31,6 @@ export interface LostAnswerOutcome {
   live: number;
   /** Requests of the faulted kind the controller manager sent for this ReplicaSet, the cut one included. */
   writesSent: number;
-}
-
-/** A proxy in front of the control plane's API server, presenting its serving certificate and acting as its admin. */
-export function startFaultProxy(controlPlane: ControlPlane): Promise<RequestFaultProxy> {
-  const { pki } = controlPlane;
-  return RequestFaultProxy.start({ target: controlPlane.server, caPem: pki.ca.certPem, serving: pki.apiserverServing, client: pki.admin });
 }
 
 /** A new ReplicaSet of 3 whose first Pod create is carried out and its answer lost. */

@@ -4,6 +4,7 @@
 // reset) and holds back what the server sends on chosen connections (a watch that lags).
 // TcpProxy (tcp-proxy.ts) faults connections only: it cannot tell one request from another.
 import { connect, createServer, type Server, type TLSSocket } from "node:tls";
+import type { ControlPlane } from "../controlplane/control-plane.ts";
 
 /** Requests of one kind: the method and a pattern for the path (with its query). */
 export interface RequestMatch {
@@ -73,6 +74,12 @@ export class RequestFaultProxy {
       });
     });
     return new RequestFaultProxy(server, options, `https://127.0.0.1:${port}`);
+  }
+
+  /** A proxy in front of the control plane's API server, presenting its serving certificate and acting as its admin. */
+  static inFrontOf(controlPlane: ControlPlane): Promise<RequestFaultProxy> {
+    const { pki } = controlPlane;
+    return RequestFaultProxy.start({ target: controlPlane.server, caPem: pki.ca.certPem, serving: pki.apiserverServing, client: pki.admin });
   }
 
   /**
