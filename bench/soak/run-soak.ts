@@ -5,7 +5,7 @@
 import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { waitUntil } from "../../test/support/eventually.ts";
-import { type AuditEvent, AuditLogReader } from "./audit-log.ts";
+import { type AuditEvent, AuditLogReader } from "../../test/support/audit-log.ts";
 import { ChaosMonkey } from "./chaos-monkey.ts";
 import { ClusterObserver } from "./cluster-observer.ts";
 import { awaitConvergence, type ConvergenceResult } from "./final-convergence.ts";
