@@ -28,7 +28,12 @@ const ring = "loom";
 const leaseDurationMs = 6000;
 const renewDeadlineMs = 4000;
 /** Short enough that a takeover after kill -9 takes seconds, valid by client-go's rules. */
-const ringFlags = [`--shard-ring=${ring}`, "--leader-elect-lease-duration=6s", "--leader-elect-renew-deadline=4s", "--leader-elect-retry-period=1s"];
+const ringFlags = [
+  `--shard-ring=${ring}`,
+  `--leader-elect-lease-duration=${leaseDurationMs}ms`,
+  `--leader-elect-renew-deadline=${renewDeadlineMs}ms`,
+  "--leader-elect-retry-period=1s",
+];
 const namespaces = Array.from({ length: 12 }, (_, i) => `team-${i}`);
 
 let auditDir: string;
