@@ -5,6 +5,7 @@
 // TcpProxy (tcp-proxy.ts) faults connections only: it cannot tell one request from another.
 import { connect, createServer, type Server, type TLSSocket } from "node:tls";
 import type { ControlPlane } from "../controlplane/control-plane.ts";
+import { listenOnEphemeralPort } from "../../pkg/testing/free-ports.ts";
 
 /** Requests of one kind: the method and a pattern for the path (with its query). */
 export interface RequestMatch {
@@ -65,14 +66,7 @@ export class RequestFaultProxy {
 
   static async start(options: RequestFaultProxyOptions): Promise<RequestFaultProxy> {
     const server = createServer({ cert: options.serving.certPem, key: options.serving.keyPem });
-    const port = await new Promise<number>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(0, "127.0.0.1", () => {
-        const address = server.address();
-        if (address === null || typeof address === "string") reject(new Error("proxy socket has no TCP address"));
-        else resolve(address.port);
-      });
-    });
+    const port = await listenOnEphemeralPort(server);
     return new RequestFaultProxy(server, options, `https://127.0.0.1:${port}`);
   }
 
