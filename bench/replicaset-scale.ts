@@ -16,6 +16,7 @@ import { resources } from "../pkg/kube/gvr.ts";
 import { ControlPlane } from "../test/controlplane/control-plane.ts";
 import { spawnDaemon, stopDaemon } from "../test/controlplane/daemon-process.ts";
 import { fastClient } from "../test/integration/informer-fixtures.ts";
+import { waitUntil } from "../test/support/eventually.ts";
 import { apply, createNamespace, type Pod, kubectl, PodCensus, replicaSetManifest, replicaSetVersionsUntil, statusMatches, waitForStatus } from "../test/replicaset/replicaset-fixture.ts";
 import { podFromTemplate } from "../controllers/replicaset/pod-control.ts";
 import { clientGoPeer, runClientGoPeer } from "./client-go-peer.ts";
@@ -24,7 +25,6 @@ import { buildPeerProcesses, comparisonOf, type PeerProcess, type System } from 
 import { cpuSeconds, waitForQuiet } from "./process-usage.ts";
 import { describeSlowCreates, parseSlowCreates, type SlowCreates, SlowCreateWebhook, slowCreatesLabel } from "./slow-create-webhook.ts";
 import { Samples } from "./statistics.ts";
-import { waitUntil } from "../test/support/eventually.ts";
 
 const { values: options, positionals } = parseArgs({ options: { "slow-creates": { type: "string" } }, allowPositionals: true });
 const replicas = Number(positionals[0] ?? 1000);
