@@ -69,6 +69,8 @@ const lease = { leaseDurationMs: 6000, renewDeadlineMs: 4000, retryPeriodMs: 100
 /** One member's way to the ring: every request fails while `cut` is set, as behind a broken network. */
 class Cable implements RingApi {
   cut = false;
+  /** Table writes wait for this, as on a slow API server. */
+  tableWritesWait: Promise<void> = Promise.resolve();
   constructor(private readonly ring: FakeRing) {}
   private through<T>(call: () => Promise<T>): Promise<T> {
     return this.cut ? Promise.reject(new Error("connection refused")) : call();
@@ -78,7 +80,7 @@ class Cable implements RingApi {
   deleteMember = (name: string, version: string | undefined) => this.through(() => this.ring.deleteMember(name, version));
   memberExists = (name: string) => this.through(() => this.ring.memberExists(name));
   readTable = () => this.through(() => this.ring.readTable());
-  writeTable = (holders: SlotHolders, version: string) => this.through(() => this.ring.writeTable(holders, version));
+  writeTable = (holders: SlotHolders, version: string) => this.through(async () => (await this.tableWritesWait, this.ring.writeTable(holders, version)));
 }
 
 function startMember(ring: FakeRing, clock: FakeClock, name: string, cached: () => boolean = () => true) {
@@ -181,6 +183,25 @@ describe("shard ring member", () => {
     expect(a.member.status().member).not.toBe("loom-a-0");
     expect(ring.leases.has("loom-a-0")).toBe(false);
     expect(a.member.status().held).toBeGreaterThan(slotCount / 4);
+    await Promise.all([a.stop(), b.stop()]);
+  });
+
+  test("a step waiting on a slow table write does not hold the Lease's renewal back", async () => {
+    const ring = new FakeRing();
+    const clock = new FakeClock();
+    const a = startMember(ring, clock, "a");
+    await advance(clock, 2000, [a.member]);
+    let release!: () => void;
+    a.cable.tableWritesWait = new Promise((resolve) => (release = resolve));
+    const b = startMember(ring, clock, "b");
+    // a's step hands slots over and waits on the write far past the renew deadline; its renewals go on.
+    await advance(clock, 3 * lease.renewDeadlineMs, [a.member, b.member]);
+    expect(a.member.status().member).toBe("loom-a-0");
+    // Still renewed, so still acting on the slots it keeps.
+    expect([...Array(slotCount).keys()].some((slot) => a.member.holds(namespaceOfSlot(slot)))).toBe(true);
+    release();
+    await advance(clock, 3000, [a.member, b.member]);
+    expect(a.member.status().held + b.member.status().held).toBe(slotCount);
     await Promise.all([a.stop(), b.stop()]);
   });
 

@@ -182,11 +182,38 @@ export class RingMember implements NamespaceOwnership {
 
   /** Joins, keeps the membership and the slots up to date until `stop` aborts, then hands every slot over and leaves. */
   async run(stop: AbortSignal): Promise<void> {
+    const renewing = this.keepRenewing(stop);
     while (!stop.aborted) {
       await this.step(stop).catch((err: unknown) => this.options.logger.warn({ err: errorText(err) }, "shard ring step failed; retrying"));
       await this.nextStep(stop);
     }
+    await renewing;
     await this.leave();
+  }
+
+  /**
+   * Renews this member's Lease every retry period, in a loop of its own: a step waiting on slow table
+   * writes or lookups must not hold a renewal back past the renew deadline.
+   */
+  private async keepRenewing(stop: AbortSignal): Promise<void> {
+    while (!stop.aborted) {
+      await this.clock.sleep(this.options.retryPeriodMs, stop).catch(() => undefined);
+      const name = this.me;
+      if (stop.aborted || name === "") continue;
+      const sent = this.clock.monotonic();
+      try {
+        const version = await this.options.api.renewMember(name, this.myVersion, stop);
+        // A renewal answered after the membership ended (and maybe began again under another name) counts for nothing.
+        if (this.me !== name) continue;
+        this.myVersion = version;
+        this.renewedAt = sent;
+        this.members.set(name, { resourceVersion: version, observedAt: sent });
+      } catch (err) {
+        if (this.me !== name || stop.aborted) continue;
+        if (err instanceof MembershipLostError) this.loseMembership(err.message);
+        else this.options.logger.debug({ err: errorText(err) }, "shard Lease renewal failed; retrying");
+      }
+    }
   }
 
   /** Wakes the loop; steps never overlap, and a poke during a step runs one more. */
@@ -234,9 +261,9 @@ export class RingMember implements NamespaceOwnership {
     await this.take();
   }
 
-  /** Joins when not a member, renews when due; false while not a member. */
+  /** Joins when not a member, and ends a membership whose renewals stopped; false while not a member. */
   private async keepMembership(stop: AbortSignal): Promise<boolean> {
-    const { api, renewDeadlineMs, retryPeriodMs, logger } = this.options;
+    const { api, renewDeadlineMs, logger } = this.options;
     if (this.me === "") {
       const name = `${this.options.ring}-${this.options.suffix?.() ?? defaultSuffix()}`;
       const sent = this.clock.monotonic();
@@ -247,24 +274,11 @@ export class RingMember implements NamespaceOwnership {
       logger.info({ ring: this.options.ring, member: name }, "joined the shard ring");
       return true;
     }
-    const now = this.clock.monotonic();
-    if (this.renewedAt !== undefined && now - this.renewedAt > renewDeadlineMs) {
+    if (this.renewedAt !== undefined && this.clock.monotonic() - this.renewedAt > renewDeadlineMs) {
       this.loseMembership("the shard Lease was not renewed within the renew deadline");
       return false;
     }
-    if (this.renewedAt !== undefined && now - this.renewedAt < retryPeriodMs) return true;
-    try {
-      this.myVersion = await this.options.api.renewMember(this.me, this.myVersion, stop);
-      this.renewedAt = now;
-      this.members.set(this.me, { resourceVersion: this.myVersion, observedAt: now });
-      return true;
-    } catch (err) {
-      if (err instanceof MembershipLostError) {
-        this.loseMembership(err.message);
-        return false;
-      }
-      throw err;
-    }
+    return true;
   }
 
   /** Stops acting on everything at once; the next step joins again under a new name. */
