@@ -15,13 +15,13 @@
 // filtering by shard (feature gate ShardedListAndWatch on), then, with the control plane started
 // again over the same etcd data and the gate off, with each replica filtering (--shard-filters).
 // Sharding is by namespace, so use many, named to spread over the ring's slots (shape.ts):
-// --namespaces 100 --namespace-suffix -app.
+// --namespaces 100 --namespace-suffix=-app.
 // Every manager process reaches kube-apiserver through a proxy of its own that counts the bytes
 // it received (manager-process.ts says why not /proc/<pid>/io).
 // The cluster is seeded through the API (no kubelet: Pods are created as the ReplicaSet controller
 // creates them, then made Running and Ready through their status). Develop at a small scale:
 //   bun bench/cluster-scale.ts --pods 5000 --replica-sets 100 --configmap-owners 100 --idle-seconds 30 --rounds 1
-//   bun bench/cluster-scale.ts --pods 5000 --replica-sets 100 --namespaces 50 --namespace-suffix -app --configmap-owners 100 --idle-seconds 30 --rounds 1 --shards 3
+//   bun bench/cluster-scale.ts --pods 5000 --replica-sets 100 --namespaces 50 --namespace-suffix=-app --configmap-owners 100 --idle-seconds 30 --rounds 1 --shards 3
 //   bun bench/cluster-scale.ts [--pods 100000] [--replica-sets 1000] [--namespaces 10] [--namespace-suffix ""] [--configmap-owners 1000]
 //     [--dependents 10] [--rounds 3] [--idle-seconds 120] [--log-dir DIR] [--no-failover] [--no-relist] [--state-dir DIR]
 //     [--shards 0] [--shard-filters server,client]

@@ -24,6 +24,7 @@ interface RingRow {
 
 const seconds = (value: number) => `${value.toFixed(value < 10 ? 2 : 1)} s`;
 const mebibytes = (value: number) => `${value.toFixed(0)} MiB`;
+const received = (value: number) => `${value.toFixed(1)} MiB`;
 const cpu = (value: number) => `${value.toFixed(2)} CPU s`;
 const share = (value: number) => `${(value * 100).toFixed(1)} %`;
 const count = (value: number) => value.toFixed(0);
@@ -49,13 +50,13 @@ function rows(replicas: number): RingRow[] {
     { scenario: "seeded namespaces held, per replica (most)", figure: "ring namespaces", worst: true, format: count },
     { scenario: "RSS once idle, per replica (largest)", figure: "idle rss", singleton: "idle rss", worst: true, format: mebibytes, goal: atMostTimesSingleton(0.4) },
     { scenario: "idle CPU per replica (most)", figure: "idle cpu", singleton: "idle cpu", worst: true, format: (v) => `${v.toFixed(2)} CPU s/min`, goal: atMostTimesSingleton(0.4) },
-    { scenario: "received from exec to the idle window's end, per replica (most)", figure: "received to idle", singleton: "received to idle", worst: true, format: mebibytes },
+    { scenario: "received from exec to the idle window's end, per replica (most)", figure: "received to idle", singleton: "received to idle", worst: true, format: received },
     { scenario: "burst up (every ReplicaSet +10 %)", figure: "burst up", singleton: "burst up", format: seconds, goal: atMostTimesSingleton(0.5) },
     { scenario: "same: controller CPU, all replicas", figure: "burst up cpu", singleton: "burst up cpu", format: cpu },
-    { scenario: "same: received per replica (most)", figure: "burst up received", singleton: "burst up received", worst: true, format: mebibytes },
+    { scenario: "same: received per replica (most)", figure: "burst up received", singleton: "burst up received", worst: true, format: received },
     { scenario: "burst down (back)", figure: "burst down", singleton: "burst down", format: seconds, goal: atMostTimesSingleton(0.5) },
     { scenario: "same: controller CPU, all replicas", figure: "burst down cpu", singleton: "burst down cpu", format: cpu },
-    { scenario: "same: received per replica (most)", figure: "burst down received", singleton: "burst down received", worst: true, format: mebibytes },
+    { scenario: "same: received per replica (most)", figure: "burst down received", singleton: "burst down received", worst: true, format: received },
     { scenario: "kill -9 of a replica: namespaces it held", figure: "kill namespaces", format: count },
     { scenario: "same: → first reconcile in the first of them", figure: "kill first", format: seconds },
     {
