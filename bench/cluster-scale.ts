@@ -103,7 +103,6 @@ const peers = await withPrivateKubeLoom(builtPeers, controlPlane.dir);
 progress(`control plane in ${controlPlane.dir}, controller logs in ${logDir}`);
 
 try {
-  // The benchmark's own client has no rate limit: the API server is what should limit seeding and bursts.
   const ctx: BenchContext = {
     controlPlane,
     client: await benchClient(controlPlane),
