@@ -25,7 +25,8 @@ export type { ReconcileFunc, ReconcileRequest, ReconcilerLike, SetupContext } fr
 export type { MapContext, MapFunc } from "./pkg/builder/map-func.ts";
 
 // The controller core under the builder, for controllers the builder cannot express.
-export { type CacheOptions, Controller, type ControllerOptions, type EventSourceOptions } from "./pkg/controller/controller.ts";
+export { type CacheOptions, Controller, type ControllerOptions, type ControllerSharding, type EventSourceOptions } from "./pkg/controller/controller.ts";
+export type { NamespaceOwnership, NamespaceVerdict } from "./pkg/shardelection/namespace-ownership.ts";
 export { controllerOwnerKey, enqueueMapped, type KeyQueue, ownKey } from "./pkg/controller/handlers.ts";
 export type { Reconciler } from "./pkg/controller/reconciler.ts";
 export type { AddOptions, Priority } from "./pkg/workqueue/priority.ts";
@@ -78,6 +79,8 @@ export {
 
 // Informers and their caches.
 export type { InformerScope, ReadOptions, ResourceInformer, SharedInformerFactory } from "./pkg/informer/factory.ts";
+export type { InformerSharding, NamespaceShare } from "./pkg/informer/namespace-share.ts";
+export type { HashRange } from "./pkg/sharding/hash-range.ts";
 export type { ResourceEventHandler } from "./pkg/informer/event-handler.ts";
 export { metaNamespaceKeyFunc, splitMetaNamespaceKey } from "./pkg/informer/keys.ts";
 export type { Lister, NamespaceLister } from "./pkg/informer/lister.ts";

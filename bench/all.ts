@@ -24,6 +24,7 @@ const benchmarks: Benchmark[] = [
   { script: "gc-graph-memory", args: [], title: "Garbage collector graph memory" },
   { script: "relist-timer-delay", args: [], title: "Timer delay while an informer lists and relists 100,000 ConfigMaps" },
   { script: "leader-failover", args: [], title: "Leader failover" },
+  { script: "ambiguous-writes", args: ["3"], title: "Pod writes whose answer is lost" },
   { script: "network-ready-latency", args: ["--provider=neutron"], title: "Network time to Ready, Neutron" },
   { script: "network-ready-latency", args: ["--provider=memory"], title: "Network time to Ready, memory provider" },
 ];

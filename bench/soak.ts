@@ -1,7 +1,8 @@
-// Chaos soak: two kube-loom replicas with leader election against a real control plane, a
-// workload and faults for a fixed time, invariants checked from an independent watch and the
-// API server's audit log. Prints the counts and figures; exits 1 on any violation.
-//   bun bench/soak.ts [--minutes 10] [--seed N] [--ops-per-second 3] [--fault-interval-seconds 15] [--watch-cache] [--freeze] [--log-dir DIR]
+// Chaos soak: two kube-loom replicas with leader election (or, with --sharded, a shard ring of
+// three that replicas join and leave) against a real control plane, a workload and faults for a
+// fixed time, invariants checked from an independent watch and the API server's audit log.
+// Prints the counts and figures; exits 1 on any violation.
+//   bun bench/soak.ts [--sharded] [--minutes 10] [--seed N] [--ops-per-second 3] [--fault-interval-seconds 15] [--watch-cache] [--freeze] [--log-dir DIR]
 import { runSoak } from "./soak/run-soak.ts";
 import { parseSoakArgs, soakUsage, type SoakOptions } from "./soak/soak-options.ts";
 import { printSoakReport } from "./soak/soak-report.ts";

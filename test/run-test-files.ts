@@ -2,11 +2,11 @@
 // their time waiting on a control plane, so a second lane nearly halves the suite's wall time.
 // The unit tests (everything outside test/ and examples/) are one job; each other file is its own job,
 // longest first by the previous run's durations (file size on a first run). Each job's output is
-// printed whole when it ends. An integration file that fails is run once more: one that then
-// passes is reported as flaky, with its first failure, and does not fail the run (a real control
-// plane on two shared cores has timing no test can rule out; a broken behaviour fails twice). CI
-// logs often keep only their end, so every failure and flake is printed again after the summary,
-// and the last line is "N passed, N failed" (", N flaky" when any were). `--skew VERSION` also runs
+// printed whole when it ends. An integration file that fails is run once more, so a broken
+// behaviour (fails twice) is told from a timing-dependent one, but a file that passes only on its
+// rerun fails the run too unless test/known-flaky.ts lists it with its reason (rerun-policy.ts).
+// CI logs often keep only their end, so every failure and rerun is printed again after the
+// timings, and the last line is "N passed, N failed", then the files that were rerun. `--skew VERSION` also runs
 // the version-skew subset (the files kube-controller-manager's skew rules put at risk: informers,
 // the ReplicaSet controller, the garbage collector, leader election) against the API server of
 // another supported release, as extra jobs in the same lanes.
@@ -17,6 +17,8 @@ import { dirname, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { selectKubernetesVersion } from "./controlplane/binaries.ts";
 import { kubebuilderAssets } from "./controlplane/kubebuilder-assets.ts";
+import { knownFlakyFiles } from "./known-flaky.ts";
+import { judgeRun } from "./rerun-policy.ts";
 
 const repoRoot = resolve(import.meta.dir, "..");
 const durationsFile = join(repoRoot, ".cache", "test-durations.json");
@@ -57,23 +59,27 @@ const files = positionals.length > 0 ? positionals.map((file) => relative(repoRo
 const skewVersions = (values.skew ?? []).map(selectKubernetesVersion);
 const jobs = longestFirst([...groupIntoJobs(files), ...skewVersions.flatMap((version) => skewJobs(files, version))], readDurations());
 const jobCount = jobs.length;
+const filesOfJob = new Map(jobs.map((job) => [job.name, job.files]));
 // The examples' tests find the control plane's binaries as envtest users' tests do.
 process.env.KUBEBUILDER_ASSETS ??= await kubebuilderAssets();
 const started = performance.now();
 const results = new Map<string, JobResult>();
 await Promise.all(Array.from({ length: Math.min(lanes, jobCount) }, () => runLane(jobs, results)));
 
-const totals = [...results.values()].reduce((sum, r) => ({ passed: sum.passed + r.passed, failed: sum.failed + r.failed }), { passed: 0, failed: 0 });
 writeDurations(results);
 console.log(`\n${jobCount} jobs on ${lanes} lanes in ${Math.round((performance.now() - started) / 1000)} s; slowest:`);
 for (const [name, result] of [...results].sort((a, b) => b[1].seconds - a[1].seconds).slice(0, 8)) console.log(`  ${result.seconds.toFixed(0).padStart(5)} s  ${name}`);
-for (const [name, result] of results) {
-  if (result.flakes) console.log(`\n----- flaky: failed, then passed when run again: ${name} -----\n${result.flakes}`);
-  if (result.failed > 0) console.log(`\n----- failed in ${name} -----\n${result.failures}`);
+const verdict = judgeRun(
+  [...results].map(([name, result]) => ({ name, files: filesOfJob.get(name) ?? [], passed: result.passed, failed: result.failed, passedOnRerun: result.flakes !== undefined })),
+  knownFlakyFiles,
+);
+for (const rerun of verdict.reruns) {
+  const why = rerun.knownFlakyReason === undefined ? "not in test/known-flaky.ts, so it fails the run" : `known flaky: ${rerun.knownFlakyReason}`;
+  console.log(`\n----- failed, then passed when run again (${why}): ${rerun.name} -----\n${results.get(rerun.name)?.flakes ?? ""}`);
 }
-const flaky = [...results.values()].filter((result) => result.flakes).length;
-console.log(`${totals.passed} passed, ${totals.failed} failed${flaky > 0 ? `, ${flaky} flaky` : ""}`);
-process.exit(totals.failed === 0 ? 0 : 1);
+for (const [name, result] of results) if (result.failed > 0) console.log(`\n----- failed in ${name} -----\n${result.failures}`);
+console.log(verdict.summary);
+process.exit(verdict.passes ? 0 : 1);
 
 async function allTestFiles(): Promise<string[]> {
   const glob = new Bun.Glob("**/*.test.ts");

@@ -1,18 +1,24 @@
 // The soak's faults, one at a time at a seeded random pace and in a seeded random order: kube-apiserver killed or stopped and
-// started again, one replica's TCP connections cut, the leader partitioned from the API server
-// past its renew deadline, etcd compacted under the informers' feet (410 Gone), the leader
-// killed with -9 or stopped with SIGTERM, and (opt-in) the leader frozen past its lease.
+// started again, one replica's TCP connections cut, an acting replica (the leader, or a member
+// of the ring holding slots) partitioned from the API server past its renew deadline, etcd
+// compacted under the informers' feet (410 Gone), an acting replica killed with -9 or stopped
+// with SIGTERM (and started again), and (opt-in) frozen past its lease. In sharded mode replicas
+// also join the ring and leave it for good (SIGTERM or kill -9), between two and five of them.
 import { realClock } from "../../pkg/clock/clock.ts";
 import type { ControlPlane } from "../../test/controlplane/control-plane.ts";
-import { leaseTimings } from "./soak-options.ts";
+import { leaseTimings, type SoakMode } from "./soak-options.ts";
 import type { SeededRandom } from "./seeded-random.ts";
+import type { SoakFleet } from "./soak-fleet.ts";
 import type { SoakReplica } from "./soak-replica.ts";
 import type { SoakTally } from "./soak-tally.ts";
 
-type Fault = "apiserver-restart" | "tcp-cut" | "partition" | "etcd-compaction" | "leader-kill" | "leader-stop" | "leader-freeze";
+type Fault = "apiserver-restart" | "tcp-cut" | "partition" | "etcd-compaction" | "actor-kill" | "actor-stop" | "actor-freeze" | "replica-added" | "replica-removed";
 
-/** How long to look for a leader before a leader fault is skipped (none may lead during a failover). */
-const findLeaderTimeoutMs = 10_000;
+/** How long to look for an acting replica before a fault aimed at one is skipped (none may act during a failover). */
+const findActorTimeoutMs = 10_000;
+
+/** What the faults aimed at an acting replica are called in each mode's report. */
+const actorNoun: Record<SoakMode, string> = { "leader-election": "leader", sharded: "member" };
 
 export class ChaosMonkey {
   readonly #deck: Fault[] = [];
@@ -21,10 +27,10 @@ export class ChaosMonkey {
 
   constructor(
     private readonly controlPlane: ControlPlane,
-    private readonly replicas: readonly SoakReplica[],
+    private readonly fleet: SoakFleet,
     private readonly random: SeededRandom,
     private readonly tally: SoakTally,
-    private readonly options: { meanFaultIntervalMs: number; freeze: boolean },
+    private readonly options: { mode: SoakMode; meanFaultIntervalMs: number; freeze: boolean },
   ) {}
 
   /** Injects faults until `signal` aborts; the fault in progress is finished and undone first. */
@@ -40,8 +46,9 @@ export class ChaosMonkey {
   /** Faults are dealt from a shuffled deck holding each kind once, so even a short run sees every kind. */
   #nextFault(): Fault {
     if (this.#deck.length === 0) {
-      const kinds: Fault[] = ["apiserver-restart", "tcp-cut", "partition", "etcd-compaction", "leader-kill", "leader-stop"];
-      if (this.options.freeze) kinds.push("leader-freeze");
+      const kinds: Fault[] = ["apiserver-restart", "tcp-cut", "partition", "etcd-compaction", "actor-kill", "actor-stop"];
+      if (this.options.freeze) kinds.push("actor-freeze");
+      if (this.options.mode === "sharded") kinds.push("replica-added", "replica-removed");
       while (kinds.length > 0) this.#deck.push(...kinds.splice(this.random.int(0, kinds.length - 1), 1));
     }
     return this.#deck.pop() ?? "tcp-cut";
@@ -59,14 +66,14 @@ export class ChaosMonkey {
         return;
       }
       case "tcp-cut": {
-        const replica = this.random.pick(this.replicas);
+        const replica = this.random.pick(this.fleet.running);
         this.tally.fault("tcp-cut");
         replica?.proxy.cutAll();
         return;
       }
       case "partition": {
-        // The leader, if one can be found; a standby's partition is a fault too.
-        const replica = (await this.#leader()) ?? this.random.pick(this.replicas);
+        // An acting replica, if one can be found; a standby's partition is a fault too.
+        const replica = (await this.#actor()) ?? this.random.pick(this.fleet.running);
         this.tally.fault("partition");
         replica?.proxy.pause("refuse");
         await Bun.sleep(leaseTimings.renewDeadlineMs + this.random.int(1_000, 4_000));
@@ -78,21 +85,31 @@ export class ChaosMonkey {
       case "etcd-compaction":
         await this.#compact();
         // Cut every watch, so each resumes from a compacted revision and gets 410 Gone.
-        for (const replica of this.replicas) replica.proxy.cutAll();
+        for (const replica of this.fleet.running) replica.proxy.cutAll();
         return;
-      case "leader-kill":
-      case "leader-stop": {
-        const leader = await this.#leader();
-        if (!leader) return this.tally.faultSkipped(fault, "no leader");
-        this.tally.fault(fault);
-        await leader.terminate(fault === "leader-kill" ? "SIGKILL" : "SIGTERM");
+      case "actor-kill":
+      case "actor-stop":
+      case "actor-freeze": {
+        const label = fault.replace("actor", actorNoun[this.options.mode]);
+        const actor = await this.#actor();
+        if (!actor) return this.tally.faultSkipped(label, `no ${actorNoun[this.options.mode]} acting`);
+        this.tally.fault(label);
+        if (fault === "actor-freeze") await actor.freeze(leaseTimings.leaseDurationMs + this.random.int(2_000, 5_000));
+        else await actor.terminate(fault === "actor-kill" ? "SIGKILL" : "SIGTERM");
         return;
       }
-      case "leader-freeze": {
-        const leader = await this.#leader();
-        if (!leader) return this.tally.faultSkipped(fault, "no leader");
+      case "replica-added": {
+        const added = await this.fleet.add();
+        if (!added) return this.tally.faultSkipped(fault, "every replica runs");
         this.tally.fault(fault);
-        await leader.freeze(leaseTimings.leaseDurationMs + this.random.int(2_000, 5_000));
+        return;
+      }
+      case "replica-removed": {
+        const replica = this.random.pick(this.fleet.running);
+        if (!replica || !this.fleet.canRemove) return this.tally.faultSkipped(fault, "too few replicas");
+        const signal = this.random.chance(0.5) ? "SIGKILL" : "SIGTERM";
+        this.tally.fault(`replica-removed (${signal === "SIGKILL" ? "kill -9" : "SIGTERM"})`);
+        await this.fleet.remove(replica, signal);
         return;
       }
     }
@@ -103,10 +120,14 @@ export class ChaosMonkey {
     await this.controlPlane.compactEtcd();
   }
 
-  async #leader(): Promise<SoakReplica | undefined> {
-    const deadline = performance.now() + findLeaderTimeoutMs;
+  /** The leader, or a random one of the ring's members holding slots. */
+  async #actor(): Promise<SoakReplica | undefined> {
+    const deadline = performance.now() + findActorTimeoutMs;
     while (performance.now() < deadline) {
-      for (const replica of this.replicas) if (await replica.isLeading()) return replica;
+      const running = [...this.fleet.running];
+      const actingNow = await Promise.all(running.map((replica) => replica.isActing()));
+      const actors = running.filter((_, i) => actingNow[i]);
+      if (actors.length > 0) return this.random.pick(actors);
       await Bun.sleep(250);
     }
     return undefined;

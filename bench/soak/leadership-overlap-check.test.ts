@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { AuditEvent } from "./audit-log.ts";
+import type { AuditEvent } from "../../test/support/audit-log.ts";
 import { LeadershipOverlapCheck } from "./leadership-overlap-check.ts";
 import { SoakTally } from "./soak-tally.ts";
 

@@ -2,12 +2,12 @@
 // makes (Lease and Event writes aside) must arrive while that replica holds the Lease, as the
 // audit log records the Lease's holders. A write that arrives after another replica took the
 // Lease over, or after the writer released it, means two processes were acting.
-import { type AuditEvent, formatMicros } from "./audit-log.ts";
+import { type AuditEvent, formatMicros } from "../../test/support/audit-log.ts";
+import { insertInOrder, stateAt, type TimedState } from "../../test/support/audit-timeline.ts";
 import type { SoakTally } from "./soak-tally.ts";
 
-interface HolderTerm {
-  /** When the Lease write that started or renewed this term was stored (epoch µs). */
-  sinceMicros: number;
+/** From the Lease write that started or renewed it. */
+interface HolderTerm extends TimedState {
   /** The replica (audit user) holding the Lease; "" after a release. */
   user: string;
   identity: string;
@@ -62,16 +62,14 @@ export class LeadershipOverlapCheck {
     if (event.code < 200 || event.code >= 300 || event.holderIdentity === undefined) return;
     const identity = event.holderIdentity;
     const term = { sinceMicros: event.completedAtMicros, user: identity === "" ? "" : event.user, identity };
-    let index = this.#terms.length;
-    while (index > 0 && (this.#terms[index - 1]?.sinceMicros ?? 0) > term.sinceMicros) index--;
-    const previous = this.#terms[index - 1];
+    const previous = stateAt(this.#terms, term.sinceMicros);
     if (identity !== "" && previous?.identity !== identity) this.#acquisitions++;
-    this.#terms.splice(index, 0, term);
+    insertInOrder(this.#terms, term);
   }
 
   #judge(write: AuditEvent): void {
     this.#writesChecked++;
-    const holder = this.#holderAt(write.receivedAtMicros);
+    const holder = stateAt(this.#terms, write.receivedAtMicros);
     if (holder?.user === write.user) return;
     const what = `${write.verb} ${write.resource}${write.subresource ? `/${write.subresource}` : ""} ${write.namespace ?? ""}/${write.name ?? ""}`;
     const held = holder ? (holder.user ? `held by ${holder.user} (${holder.identity})` : "released") : "not yet held";
@@ -79,22 +77,5 @@ export class LeadershipOverlapCheck {
       "two-actors",
       `${write.user} sent ${what} (HTTP ${write.code}) at ${formatMicros(write.receivedAtMicros)} while the Lease was ${held}${holder ? ` since ${formatMicros(holder.sinceMicros)}` : ""}`,
     );
-  }
-
-  #holderAt(micros: number): HolderTerm | undefined {
-    let low = 0;
-    let high = this.#terms.length - 1;
-    let found: HolderTerm | undefined;
-    while (low <= high) {
-      const middle = (low + high) >> 1;
-      const term = this.#terms[middle];
-      if (term && term.sinceMicros <= micros) {
-        found = term;
-        low = middle + 1;
-      } else {
-        high = middle - 1;
-      }
-    }
-    return found;
   }
 }

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { resources } from "../../pkg/kube/gvr.ts";
-import type { AuditEvent } from "./audit-log.ts";
+import type { AuditEvent } from "../../test/support/audit-log.ts";
 import { isOrphanRace } from "./orphan-outcome.ts";
 
 const replicas = ["kube-loom-a", "kube-loom-b"];

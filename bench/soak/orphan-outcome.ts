@@ -5,7 +5,7 @@
 // The audit log tells that case apart: the orphan finalizer came off the owner before any replica
 // touched the dependent, and a replica deleted the dependent afterwards. Anything else is a violation.
 import type { KubeClient } from "../../pkg/kube/client.ts";
-import type { AuditEvent } from "./audit-log.ts";
+import type { AuditEvent } from "../../test/support/audit-log.ts";
 import { treeObjects } from "./final-convergence.ts";
 import type { OwnerTree, TreeMember } from "./owner-tree.ts";
 import type { SoakTally } from "./soak-tally.ts";

@@ -1,11 +1,13 @@
-// The soak from start to end: control plane, two kube-loom replicas, the independent watch and
-// the audit log follower; then the workload and the faults side by side for the set time; then
-// the wait for everything to converge and the final checks. Everything it started is stopped
-// again, whatever happens.
+// The soak from start to end: control plane, the kube-loom replicas (a leader-elected pair or a
+// shard ring), the independent watch and the audit log follower; then the workload and the
+// faults side by side for the set time; then the wait for everything to converge and the final
+// checks. Everything it started is stopped again, whatever happens.
 import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { slotCount } from "../../pkg/sharding/slots.ts";
+import { type AuditEvent, AuditLogReader } from "../../test/support/audit-log.ts";
 import { waitUntil } from "../../test/support/eventually.ts";
-import { type AuditEvent, AuditLogReader } from "./audit-log.ts";
+import { ShardWriteCheck } from "../../test/support/shard-audit.ts";
 import { ChaosMonkey } from "./chaos-monkey.ts";
 import { ClusterObserver } from "./cluster-observer.ts";
 import { awaitConvergence, type ConvergenceResult } from "./final-convergence.ts";
@@ -14,8 +16,9 @@ import { OwnerDeletionMonitor } from "./owner-deletion-monitor.ts";
 import { judgeOrphans } from "./orphan-outcome.ts";
 import { PodExcessMonitor, type PodExcessSummary } from "./pod-excess-monitor.ts";
 import { soakNamespaces, startSoakCluster } from "./soak-cluster.ts";
+import { fleetUsers, SoakFleet } from "./soak-fleet.ts";
 import type { SoakOptions } from "./soak-options.ts";
-import { SoakReplica } from "./soak-replica.ts";
+import { soakRing } from "./soak-replica.ts";
 import { SeededRandom } from "./seeded-random.ts";
 import { SoakTally } from "./soak-tally.ts";
 import { WorkloadDriver } from "./workload-driver.ts";
@@ -27,7 +30,8 @@ export interface SoakResult {
   convergence: ConvergenceResult;
   /** From the end of the last fault until the workload stopped (the convergence wait starts then). */
   lastFaultToWorkloadEndMs: number;
-  leadership: { writesChecked: number; acquisitions: number };
+  /** The replicas' writes judged against who acted at the time (the Lease's holder, or the slot table), and how often that changed. */
+  ownership: OwnershipFigures;
   ownerDeletions: { checked: number; unverifiable: number };
   relists: { observer: number; replicas: number };
   /** Changes the observer delivered out of revision order (0 expected). */
@@ -35,7 +39,19 @@ export interface SoakResult {
   replicaExits: Map<string, number>;
 }
 
-const replicaUsers = ["kube-loom-a", "kube-loom-b"] as const;
+export interface OwnershipFigures {
+  checkedAgainst: string;
+  writesChecked: number;
+  changesLabel: string;
+  changes: number;
+}
+
+/** "No two replicas acting on one thing at once", checked as each mode defines who acts. */
+interface OwnershipCheck {
+  consume(events: readonly AuditEvent[], final?: boolean): void;
+  figures(): OwnershipFigures;
+}
+
 const lease = { namespace: "kube-system", name: "kube-loom" };
 const auditIntervalMs = 2_000;
 const startUpTimeoutMs = 120_000;
@@ -45,6 +61,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   console.error(`[soak] seed ${options.seed}, ${Number((options.durationMs / 60_000).toFixed(2))} min, logs in ${options.logDir}`);
   const tally = new SoakTally();
   const random = new SeededRandom(options.seed);
+  const replicaUsers = fleetUsers(options.mode);
   const cluster = await startSoakCluster({ logDir: options.logDir, watchCache: options.watchCache, auditedUsers: [...replicaUsers, "admin"] });
   const cleanup: (() => Promise<void>)[] = [
     async () => {
@@ -61,7 +78,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     });
     cleanup.push(() => observer.stop());
 
-    const overlap = new LeadershipOverlapCheck(lease, replicaUsers, tally);
+    const overlap = ownershipCheck(options, replicaUsers, tally);
     const audit = new AuditLogReader(cluster.auditLogPath);
     /** The trees' audit events: evidence for judging lost orphans. */
     const treeAudit: AuditEvent[] = [];
@@ -76,12 +93,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     }, auditIntervalMs);
     cleanup.push(async () => clearInterval(ticker));
 
-    const replicas = await Promise.all(replicaUsers.map((user) => SoakReplica.create(cluster.controlPlane, user, cluster.binary, options.logDir, tally)));
-    for (const replica of replicas) {
-      replica.start();
-      cleanup.push(() => replica.shutdown());
-    }
-    await waitUntil(async () => (await Promise.all(replicas.map((r) => r.isLeading()))).some(Boolean), "a kube-loom replica leading", startUpTimeoutMs, 500);
+    const fleet = new SoakFleet(cluster.controlPlane, options.mode, cluster.binary, options.logDir, tally);
+    cleanup.push(() => fleet.shutdown());
+    await fleet.startInitial();
+    await waitUntilActing(fleet, options);
 
     const driver = new WorkloadDriver(cluster.admin, soakNamespaces, options, random.fork(1), tally, () => observer.livePods());
     await driver.setUp();
@@ -90,7 +105,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       throw new Error(`the ReplicaSets did not converge before any fault: ${baseline.problems.map((p) => p.detail).join("; ")}`);
     }
 
-    const chaos = new ChaosMonkey(cluster.controlPlane, replicas, random.fork(2), tally, options);
+    const chaos = new ChaosMonkey(cluster.controlPlane, fleet, random.fork(2), tally, options);
     const workload = new AbortController();
     cleanup.push(async () => workload.abort());
     const stop = AbortSignal.any([AbortSignal.timeout(options.durationMs), workload.signal]);
@@ -113,15 +128,40 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       podExcess: podExcess.summary,
       convergence,
       lastFaultToWorkloadEndMs,
-      leadership: { writesChecked: overlap.writesChecked, acquisitions: overlap.acquisitions },
+      ownership: overlap.figures(),
       ownerDeletions: { checked: ownerDeletions.checked, unverifiable: ownerDeletions.unverifiable },
-      relists: { observer: observer.relists, replicas: countLines(replicas.flatMap((r) => r.logPaths), "resourceVersion expired; relisting") },
+      relists: { observer: observer.relists, replicas: countLines(fleet.everyReplica.flatMap((r) => r.logPaths), "resourceVersion expired; relisting") },
       lateChanges: observer.lateChanges,
-      replicaExits: mergeCounts(replicas.map((r) => r.exits)),
+      replicaExits: mergeCounts(fleet.everyReplica.map((r) => r.exits)),
     };
   } finally {
     for (const step of cleanup.reverse()) await step().catch((err: unknown) => console.error(`[soak] clean-up: ${err instanceof Error ? err.message : String(err)}`));
   }
+}
+
+function ownershipCheck(options: SoakOptions, replicaUsers: readonly string[], tally: SoakTally): OwnershipCheck {
+  if (options.mode === "sharded") {
+    const check = new ShardWriteCheck({ namespace: "kube-system", name: soakRing }, replicaUsers, (evidence) => tally.violation("double-act", evidence));
+    return {
+      consume: (events, final) => check.consume(events, final),
+      figures: () => ({ checkedAgainst: "the slot table", writesChecked: check.writesChecked, changesLabel: "slot table versions", changes: check.tableVersions }),
+    };
+  }
+  const check = new LeadershipOverlapCheck(lease, replicaUsers, tally);
+  return {
+    consume: (events, final) => check.consume(events, final),
+    figures: () => ({ checkedAgainst: "the Lease holder", writesChecked: check.writesChecked, changesLabel: "Lease acquisitions", changes: check.acquisitions }),
+  };
+}
+
+/** Until some replica leads, or every slot of the ring is held. */
+async function waitUntilActing(fleet: SoakFleet, options: SoakOptions): Promise<void> {
+  if (options.mode === "sharded") {
+    const slotsHeld = async () => (await Promise.all(fleet.running.map((r) => r.slotsHeld()))).reduce((sum, n) => sum + n, 0);
+    await waitUntil(async () => (await slotsHeld()) === slotCount, "every slot of the ring held", startUpTimeoutMs, 500);
+    return;
+  }
+  await waitUntil(async () => (await Promise.all(fleet.running.map((r) => r.isActing()))).some(Boolean), "a kube-loom replica leading", startUpTimeoutMs, 500);
 }
 
 function countLines(paths: readonly string[], text: string): number {

@@ -8,7 +8,7 @@ import { ControlPlane } from "../../test/controlplane/control-plane.ts";
 import { ensureNamespace, fastClient } from "../../test/integration/informer-fixtures.ts";
 import { installCrd } from "../../test/network/network-fixture.ts";
 import { buildKubeLoom } from "../../test/support/kube-loom-binary.ts";
-import { auditApiserverArgs } from "./audit-log.ts";
+import { auditApiserverArgs } from "./audit-policy.ts";
 
 export const soakNamespaces = { replicaSets: "soak-replicasets", trees: "soak-owner-trees", networks: "soak-networks" } as const;
 

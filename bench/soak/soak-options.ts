@@ -4,7 +4,11 @@
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 
+/** Two replicas under leader election (one acts), or a shard ring of three to begin with, all acting. */
+export type SoakMode = "leader-election" | "sharded";
+
 export interface SoakOptions {
+  mode: SoakMode;
   /** Workload and faults run this long; then the system gets `convergenceTimeoutMs` to settle. */
   durationMs: number;
   seed: number;
@@ -41,6 +45,7 @@ function defaultLogDir(seed: number): string {
 export function soakOptions(overrides: Partial<SoakOptions> = {}): SoakOptions {
   const seed = overrides.seed ?? Math.floor(Math.random() * 2 ** 31);
   return {
+    mode: "leader-election",
     durationMs: 10 * 60_000,
     operationsPerSecond: 3,
     meanFaultIntervalMs: 15_000,
@@ -74,7 +79,7 @@ export function shortSoakOptions(overrides: Partial<SoakOptions> = {}): SoakOpti
 }
 
 export const soakUsage =
-  "usage: bun bench/soak.ts [--minutes 10] [--seed N] [--ops-per-second 3] [--fault-interval-seconds 15] [--watch-cache] [--freeze] [--log-dir DIR]";
+  "usage: bun bench/soak.ts [--sharded] [--minutes 10] [--seed N] [--ops-per-second 3] [--fault-interval-seconds 15] [--watch-cache] [--freeze] [--log-dir DIR]";
 
 /** Parses the command line; a bad value throws an Error with a one-line message. */
 export function parseSoakArgs(argv: string[]): SoakOptions {
@@ -82,6 +87,7 @@ export function parseSoakArgs(argv: string[]): SoakOptions {
     args: argv,
     strict: true,
     options: {
+      sharded: { type: "boolean" },
       minutes: { type: "string" },
       seed: { type: "string" },
       "ops-per-second": { type: "string" },
@@ -92,6 +98,7 @@ export function parseSoakArgs(argv: string[]): SoakOptions {
     },
   });
   const overrides: Partial<SoakOptions> = {};
+  if (values.sharded) overrides.mode = "sharded";
   if (values.minutes !== undefined) overrides.durationMs = positiveNumber("--minutes", values.minutes) * 60_000;
   if (values.seed !== undefined) {
     const seed = Number(values.seed);

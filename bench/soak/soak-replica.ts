@@ -1,13 +1,14 @@
-// One of the two kube-loom replicas, kept running the way a Deployment keeps its Pods: the
-// compiled binary with every controller and leader election, reaching the API server through
-// its own TCP proxy (so a fault can cut this replica alone) as its own user (so the audit log
-// tells the replicas apart). When the process exits, for whatever reason, it is started again.
+// One of the kube-loom replicas, kept running the way a Deployment keeps its Pods: the compiled
+// binary with every controller, under leader election or as a member of the soak's shard ring,
+// reaching the API server through its own TCP proxy (so a fault can cut this replica alone) as
+// its own user (so the audit log tells the replicas apart). When the process exits, for whatever
+// reason, it is started again, until the soak retires the replica or ends.
 import { join } from "node:path";
 import { logTail } from "../../test/controlplane/daemon-process.ts";
 import type { ControlPlane } from "../../test/controlplane/control-plane.ts";
 import { KubeLoomProcess } from "../../test/support/kube-loom-binary.ts";
 import { TcpProxy } from "../../test/support/tcp-proxy.ts";
-import { leaseTimings } from "./soak-options.ts";
+import { leaseTimings, type SoakMode } from "./soak-options.ts";
 import type { SoakTally } from "./soak-tally.ts";
 
 /** Why the soak itself ended a process, so its exit is not mistaken for a crash. */
@@ -16,6 +17,14 @@ type ExpectedExit = "kill -9" | "SIGTERM" | "soak end";
 /** Like a kubelet restarting a container: at once after an exit the soak caused or a lost lease, backing off while it crashes. */
 const restartDelayMs = 1_000;
 const maxCrashDelayMs = 30_000;
+
+/** The shard ring the replicas join in sharded mode; its Leases live in kube-system. */
+export const soakRing = "soak";
+
+const modeArgs: Record<SoakMode, readonly string[]> = {
+  "leader-election": ["--leader-elect=true"],
+  sharded: [`--shard-ring=${soakRing}`],
+};
 
 export class SoakReplica {
   readonly exits = new Map<string, number>();
@@ -32,18 +41,19 @@ export class SoakReplica {
     /** Also its audit user name. */
     readonly user: string,
     readonly proxy: TcpProxy,
+    private readonly mode: SoakMode,
     private readonly kubeconfig: string,
     private readonly binary: string,
     private readonly logDir: string,
     private readonly tally: SoakTally,
   ) {}
 
-  static async create(controlPlane: ControlPlane, user: string, binary: string, logDir: string, tally: SoakTally): Promise<SoakReplica> {
+  static async create(controlPlane: ControlPlane, mode: SoakMode, user: string, binary: string, logDir: string, tally: SoakTally): Promise<SoakReplica> {
     const url = new URL(controlPlane.server);
     const proxy = await TcpProxy.start(url.hostname, Number(url.port));
     const client = await controlPlane.issueClientCertificate({ user, groups: ["system:masters"] });
     const kubeconfig = controlPlane.writeKubeconfig({ client, server: `https://127.0.0.1:${proxy.port}`, path: join(logDir, `${user}.kubeconfig`) });
-    return new SoakReplica(user, proxy, kubeconfig, binary, logDir, tally);
+    return new SoakReplica(user, proxy, mode, kubeconfig, binary, logDir, tally);
   }
 
   /** Starts the process and keeps restarting it until shutdown(). */
@@ -55,15 +65,25 @@ export class SoakReplica {
     return this.#process?.running ? this.#process.pid : undefined;
   }
 
-  /** True when this replica's /metrics says it leads; false when it does not answer in time. */
-  async isLeading(): Promise<boolean> {
+  /** True when this replica's /metrics says it acts: it leads, or it holds slots of the ring; false when it does not answer in time. */
+  async isActing(): Promise<boolean> {
+    if (this.mode === "sharded") return (await this.slotsHeld()) > 0;
+    return /^leader_election_master_status\{[^}]*\} 1$/m.test(await this.#metrics());
+  }
+
+  /** Slots of the ring this replica holds, by its /metrics (0 when it does not answer in time). */
+  async slotsHeld(): Promise<number> {
+    const match = (await this.#metrics()).match(/^shard_ring_slots_held\{[^}]*\} (\d+)$/m);
+    return Number(match?.[1] ?? 0);
+  }
+
+  async #metrics(): Promise<string> {
     const process = this.#process;
-    if (!process?.running || this.#frozen) return false;
-    const metrics = await fetch(`${process.url}/metrics`, { signal: AbortSignal.timeout(2_000) }).then(
+    if (!process?.running || this.#frozen) return "";
+    return fetch(`${process.url}/metrics`, { signal: AbortSignal.timeout(2_000) }).then(
       (response) => response.text(),
       () => "",
     );
-    return /^leader_election_master_status\{[^}]*\} 1$/m.test(metrics);
   }
 
   /** kill -9 or SIGTERM; resolves once the process has exited (the supervisor then restarts it). */
@@ -88,11 +108,22 @@ export class SoakReplica {
     }
   }
 
-  async shutdown(): Promise<void> {
+  /** Stops the replica for good at the soak's end. */
+  shutdown(): Promise<void> {
+    return this.#end("SIGTERM", "soak end");
+  }
+
+  /** Takes the replica away mid-soak, like a scale-down (SIGTERM) or a lost node (kill -9): it is not started again. */
+  retire(signal: "SIGKILL" | "SIGTERM"): Promise<void> {
+    return this.#end(signal, signal === "SIGKILL" ? "kill -9" : "SIGTERM");
+  }
+
+  async #end(signal: "SIGKILL" | "SIGTERM", why: ExpectedExit): Promise<void> {
+    if (this.#stopping) return;
     this.#stopping = true;
-    this.#expectedExit = "soak end";
+    this.#expectedExit = why;
     if (this.#frozen && this.pid !== undefined) process.kill(this.pid, "SIGCONT");
-    await this.#process?.stop("SIGTERM");
+    await this.#process?.stop(signal);
     await this.#supervision;
     await this.proxy.stop();
   }
@@ -106,7 +137,7 @@ export class SoakReplica {
         name: this.user,
         args: [
           "--controllers=*",
-          "--leader-elect=true",
+          ...modeArgs[this.mode],
           `--leader-elect-lease-duration=${leaseTimings.leaseDurationMs}ms`,
           `--leader-elect-renew-deadline=${leaseTimings.renewDeadlineMs}ms`,
           `--leader-elect-retry-period=${leaseTimings.retryPeriodMs}ms`,

@@ -24,15 +24,15 @@ export function printSoakReport(result: SoakResult): void {
       : `${seconds(convergence.convergedAfterMs)} after the workload stopped, ${seconds(convergence.convergedAfterMs + result.lastFaultToWorkloadEndMs)} after the last fault`;
   printTable([
     ["figure", "value"],
-    ["seed / duration", `${options.seed} / ${Number((options.durationMs / 60_000).toFixed(2))} min`],
+    ["mode / seed / duration", `${options.mode} / ${options.seed} / ${Number((options.durationMs / 60_000).toFixed(2))} min`],
     ["Pod overshoots (creations beyond spec.replicas)", String(podExcess.overshoots)],
     ["max Pod excess / its duration", `${podExcess.maxExcess} / ${seconds(podExcess.maxExcessDurationMs)}`],
     ["longest overshoot (violation above)", `${seconds(podExcess.longestOvershootMs)} (${seconds(options.excessWindowMs)})`],
     ["creations in flight across a scale-down (allowed)", String(podExcess.inFlightCreations)],
     ["longest scale-down lag", seconds(podExcess.longestScaleDownLagMs)],
     ["convergence", converged],
-    ["replica writes checked against the Lease holder", String(result.leadership.writesChecked)],
-    ["Lease acquisitions", String(result.leadership.acquisitions)],
+    [`replica writes checked against ${result.ownership.checkedAgainst}`, String(result.ownership.writesChecked)],
+    [result.ownership.changesLabel, String(result.ownership.changes)],
     ["dependent deletions checked (undecidable)", `${result.ownerDeletions.checked} (${result.ownerDeletions.unverifiable})`],
     ["410 relists: kube-loom replicas / soak watch", `${result.relists.replicas} / ${result.relists.observer}`],
     ["watch changes out of revision order", String(result.lateChanges)],

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { DroppedFromShare } from "../../pkg/informer/deltas.ts";
 import type { KubeObject, ObjectMeta, OwnerReference } from "../../pkg/kube/objects.ts";
 import { AbsentOwnerCache } from "./absent-owner-cache.ts";
 import { alternateOwnerIdentity, GraphBuilder, type NodeQueue } from "./graph-builder.ts";
@@ -104,6 +105,16 @@ describe("GraphBuilder", () => {
     expect(graph.get("uid-owner")).toBeUndefined();
     expect(attemptToDelete.names().sort()).toEqual(["a", "b"]);
     expect(absentOwners.has({ apiVersion: "v1", kind: "ConfigMap", namespace: "ns", name: "owner", uid: "uid-owner" })).toBe(true);
+  });
+
+  test("an owner that only left a sharded cache (its namespace went to another member) is dropped but not recorded absent", () => {
+    const { graph, configMaps, absentOwners } = setup();
+    configMaps.onAdd?.(configMap("ns", "owner"), true);
+    configMaps.onAdd?.(configMap("ns", "child", { ownerReferences: [ownedBy("owner")] }), true);
+    configMaps.onDelete?.(new DroppedFromShare("ns/owner", configMap("ns", "owner")));
+    expect(graph.get("uid-owner")).toBeUndefined();
+    // Should this member hold the namespace again, the child's owner must be looked up, not taken for gone.
+    expect(absentOwners.has({ apiVersion: "v1", kind: "ConfigMap", namespace: "ns", name: "owner", uid: "uid-owner" })).toBe(false);
   });
 
   test("a deleted dependent leaves its owner's dependents, and wakes an owner deleting in the foreground", () => {

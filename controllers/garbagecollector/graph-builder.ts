@@ -3,7 +3,7 @@
 // Each change is applied by one synchronous call, so the graph has a single writer and a worker
 // never sees half a change (kube-controller-manager gets the same from one goroutine draining
 // a graph-changes queue).
-import { finalStateOf } from "../../pkg/informer/deltas.ts";
+import { DroppedFromShare, finalStateOf } from "../../pkg/informer/deltas.ts";
 import { isResync, type ResourceEventHandler } from "../../pkg/informer/event-handler.ts";
 import { hasFinalizer } from "../../pkg/kube/finalizers.ts";
 import type { KubeObject, ObjectMeta, OwnerReference } from "../../pkg/kube/objects.ts";
@@ -43,6 +43,8 @@ export interface ObservedChange {
   oldObject?: KubeObject;
   apiVersion: string;
   kind: string;
+  /** Deletes only: the object left the cache with its namespace's shard; it may well still exist. */
+  droppedFromShare?: boolean;
 }
 
 export class GraphBuilder {
@@ -62,7 +64,8 @@ export class GraphBuilder {
       onUpdate: (oldObject, object) => {
         if (!isResync(oldObject, object)) this.observe({ type: "update", object, oldObject, apiVersion, kind });
       },
-      onDelete: (deleted) => this.observe({ type: "delete", object: finalStateOf(deleted), apiVersion, kind }),
+      onDelete: (deleted) =>
+        this.observe({ type: "delete", object: finalStateOf(deleted), apiVersion, kind, ...(deleted instanceof DroppedFromShare ? { droppedFromShare: true } : {}) }),
     };
   }
 
@@ -91,7 +94,8 @@ export class GraphBuilder {
     if (existing?.virtual) this.markObserved(existing, observed);
     if (change.type === "delete") {
       if (existing) this.removeNode(existing);
-      if (existing?.dependents.size) this.options.absentOwners.add(observed);
+      // An owner that only left this cache is not absent: had this member its namespace again, its dependents would be collected.
+      if (existing?.dependents.size && !change.droppedFromShare) this.options.absentOwners.add(observed);
       return;
     }
     if (existing) this.updateNode(existing, meta, change.oldObject?.metadata);

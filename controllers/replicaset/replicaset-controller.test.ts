@@ -128,6 +128,78 @@ describe("ReplicaSetController with a lagging Pod watch and five workers", () =>
   });
 });
 
+describe("ReplicaSetController after a Pod write whose answer was lost", () => {
+  /** The Pods' paths the controller sent DELETEs to, in order. */
+  const deletedPaths = () => api.requests.filter((request) => request.method === "DELETE" && podDeletes.test(request.path)).map((request) => request.path);
+
+  test("a create carried out is not made again while the watch lags, and the rest follow once it shows", async () => {
+    api.lagPodEvents = true;
+    api.loseNextAnswer("POST", podCreates, true);
+    api.replicaSets.create(replicaSet("web", 3));
+    await waitUntil(() => api.count("POST", podCreates) === 2, "the create sent again", 10_000, 5);
+    for (let round = 0; round < 5; round++) {
+      poke(await storedReplicaSet(), round);
+      await settle(20);
+    }
+    // The repeat found the name taken by its own Pod: nothing more until the cache shows it.
+    expect({ stored: api.podCount, creates: api.count("POST", podCreates) }).toEqual({ stored: 1, creates: 2 });
+
+    api.lagPodEvents = false;
+    api.releasePodEvents();
+    await waitUntil(async () => (await storedReplicaSet()).status?.replicas === 3, "status.replicas 3", 10_000, 5);
+    await settle(20);
+    expect({ stored: api.podCount, creates: api.count("POST", podCreates) }).toEqual({ stored: 3, creates: 4 });
+  });
+
+  test("a create stored but answered 503, then AlreadyExists to the REST client's own retry, is found to be the controller's own Pod", async () => {
+    api.lagPodEvents = true;
+    api.loseNextAnswer("POST", podCreates, true, "busy");
+    api.replicaSets.create(replicaSet("web", 3));
+    await waitUntil(() => api.count("POST", podCreates) === 3, "the client's retry and the controller's repeat", 10_000, 5);
+    await settle(20);
+    expect({ stored: api.podCount, creates: api.count("POST", podCreates) }).toEqual({ stored: 1, creates: 3 });
+
+    api.lagPodEvents = false;
+    api.releasePodEvents();
+    await waitUntil(async () => (await storedReplicaSet()).status?.replicas === 3, "status.replicas 3", 10_000, 5);
+    await settle(20);
+    expect({ stored: api.podCount, creates: api.count("POST", podCreates) }).toEqual({ stored: 3, creates: 5 });
+  });
+
+  test("a create lost on its way is sent again and makes the Pod", async () => {
+    api.loseNextAnswer("POST", podCreates, false);
+    api.replicaSets.create(replicaSet("web", 3));
+    await waitUntil(async () => (await storedReplicaSet()).status?.replicas === 3, "status.replicas 3", 10_000, 5);
+    await settle(20);
+    expect({ stored: api.podCount, creates: api.count("POST", podCreates) }).toEqual({ stored: 3, creates: 4 });
+  });
+
+  test("a delete, carried out or lost on its way, is sent again to the same Pod and no other", async () => {
+    api.replicaSets.create(replicaSet("web", 4));
+    await waitUntil(async () => (await storedReplicaSet()).status?.replicas === 4, "status.replicas 4", 10_000, 5);
+
+    api.lagPodEvents = true;
+    api.loseNextAnswer("DELETE", podDeletes, true);
+    await scale(3);
+    await waitUntil(() => deletedPaths().length === 2, "the delete sent again", 10_000, 5);
+    api.lagPodEvents = false;
+    api.releasePodEvents();
+    await waitUntil(async () => (await storedReplicaSet()).status?.replicas === 3, "status.replicas 3", 10_000, 5);
+
+    api.loseNextAnswer("DELETE", podDeletes, false);
+    await scale(2);
+    await waitUntil(async () => (await storedReplicaSet()).status?.replicas === 2, "status.replicas 2", 10_000, 5);
+    await settle(20);
+    const [first, again, second, secondAgain, ...more] = deletedPaths();
+    expect({ firstSentAgain: again === first, secondSentAgain: secondAgain === second, more, stored: api.podCount }).toEqual({
+      firstSentAgain: true,
+      secondSentAgain: true,
+      more: [],
+      stored: 2,
+    });
+  });
+});
+
 describe("ReplicaSetController reads its own writes", () => {
   test("a sync that starts before the Pod cache shows the Pods it created is put off, counted, and goes ahead once the cache caught up", async () => {
     api.lagPodEvents = true;

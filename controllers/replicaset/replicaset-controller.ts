@@ -1,5 +1,6 @@
 // The sync of one ReplicaSet (kube-controller-manager's syncReplicaSet): wait until the caches
-// show the controller's own last writes, claim the Pods it owns, create or delete Pods until
+// show the controller's own last writes, send again the Pod writes whose answer was lost
+// (unsettled-writes.ts), claim the Pods it owns, create or delete Pods until
 // their number matches spec.replicas (only when the expected creations and deletions have been
 // observed), then write the status and schedule the next look for Pods about to become available.
 import { type Clock, realClock } from "../../pkg/clock/clock.ts";
@@ -17,7 +18,7 @@ import type { IndexedStore } from "../../pkg/informer/store.ts";
 import { splitMetaNamespaceKey } from "../../pkg/informer/keys.ts";
 import type { Lister } from "../../pkg/informer/lister.ts";
 import type { KubeClient } from "../../pkg/kube/client.ts";
-import { isNotFound } from "../../pkg/kube/errors.ts";
+import { isAlreadyExists } from "../../pkg/kube/errors.ts";
 import { resources } from "../../pkg/kube/gvr.ts";
 import type { ObjectOf } from "../../pkg/kube/gvr.ts";
 import type { OwnerReference } from "../../pkg/kube/objects.ts";
@@ -30,11 +31,13 @@ import { ReplicaSetEventHandlers } from "./event-handlers.ts";
 import { PodExpectations } from "./expectations.ts";
 import { prometheusReplicaSetMetrics, type ReplicaSetMetrics } from "./metrics.ts";
 import { OwnWrites, StaleCacheError } from "./own-writes.ts";
-import { isNamespaceTerminating, PodControl, replicaSetKind } from "./pod-control.ts";
+import { isNamespaceTerminating, isPodGone, PodControl, podNamePrefix, replicaSetKind } from "./pod-control.ts";
+import { generatedName } from "./pod-names.ts";
 import { podsToDelete } from "./pod-ranking.ts";
 import { isPodActive, isPodTerminating, podKey } from "./pod-state.ts";
 import { calculateStatus, writeStatus } from "./replicaset-status.ts";
 import { slowStartBatch, slowStartInitialBatchSize } from "./slow-start.ts";
+import { mayHaveTakenEffect, UnsettledWrites } from "./unsettled-writes.ts";
 import { errorMessage } from "../../pkg/errors/expected-error.ts";
 
 type Pod = ObjectOf<typeof resources.pods>;
@@ -76,6 +79,7 @@ export class ReplicaSetController {
   private readonly logger: Logger;
   private readonly clock: Clock;
   private readonly expectations: PodExpectations;
+  private readonly unsettledWrites = new UnsettledWrites();
   private readonly ownWrites: OwnWrites;
   private readonly metrics: ReplicaSetMetrics;
   private readonly podControl: PodControl;
@@ -118,8 +122,11 @@ export class ReplicaSetController {
     if (!rs) {
       this.ownWrites.forget(key);
       this.expectations.delete(key);
+      this.unsettledWrites.delete(key);
       return;
     }
+    // A ReplicaSet being deleted makes no Pods, not even one it may have made already.
+    const settleError = rs.metadata?.deletionTimestamp ? undefined : await this.settleWrites(key, rs);
     // Read before listing Pods: expectations met now mean the listed Pods include those writes.
     const cacheCaughtUp = this.expectations.satisfied(key);
     const selector = this.selectorOf(rs);
@@ -130,7 +137,7 @@ export class ReplicaSetController {
     const activePods = await claim.claim(candidates.filter(isPodActive));
     const terminatingPods = candidates.filter((pod) => isPodTerminating(pod) && isControlledBy(pod, rs) && selector.matches(pod.metadata?.labels));
 
-    const manageError = cacheCaughtUp && !rs.metadata?.deletionTimestamp ? await this.manageReplicas(key, rs, activePods) : undefined;
+    const manageError = (cacheCaughtUp && !rs.metadata?.deletionTimestamp ? await this.manageReplicas(key, rs, activePods) : undefined) ?? settleError;
     // One moment for the status and the next availability check, so both judge each Pod alike.
     const now = this.clock.now();
     const status = calculateStatus(rs, { activePods, terminatingPods, manageError, now });
@@ -198,9 +205,24 @@ export class ReplicaSetController {
       const count = Math.min(-diff, burstReplicas);
       this.expectations.expectCreations(key, count);
       this.logger.info({ replicaSet: key, need: wanted, creating: count }, "too few replicas");
-      const { successes, error } = await slowStartBatch(count, slowStartInitialBatchSize, () => this.createPod(rs));
-      // Pods never created will never be observed.
-      for (let skipped = count - successes; skipped > 0; skipped--) this.expectations.creationObserved(key);
+      let unsettled = 0;
+      const { successes, error } = await slowStartBatch(count, slowStartInitialBatchSize, async () => {
+        const name = generatedName(podNamePrefix(rs.metadata?.name ?? ""));
+        try {
+          await this.podControl.createPod(rs, name);
+        } catch (err) {
+          // Every creation in a terminating namespace fails; there is nothing to retry.
+          if (isNamespaceTerminating(err)) return;
+          // AlreadyExists too: the REST client's own retry of a 5xx may have found this very Pod.
+          if (mayHaveTakenEffect(err) || isAlreadyExists(err)) {
+            unsettled++;
+            this.unsettledWrites.creationUnsettled(key, name);
+          }
+          throw err;
+        }
+      });
+      // Pods never created will never be observed; those that may have been stay expected.
+      for (let skipped = count - successes - unsettled; skipped > 0; skipped--) this.expectations.creationObserved(key);
       return error;
     }
     if (diff > 0) {
@@ -208,29 +230,50 @@ export class ReplicaSetController {
       this.logger.info({ replicaSet: key, need: wanted, deleting: count }, "too many replicas");
       const victims = podsToDelete(activePods, this.relatedPods(rs), count, this.clock.now());
       this.expectations.expectDeletions(key, victims.map(podKey));
-      const failures = await Promise.all(
-        victims.map(async (pod) => {
-          try {
-            await this.podControl.deletePod(rs, pod);
-            return undefined;
-          } catch (err) {
-            // The informer will not see a deletion that did not happen.
-            this.expectations.deletionObserved(key, podKey(pod));
-            return isNotFound(err) ? undefined : err;
-          }
-        }),
-      );
+      const failures = await Promise.all(victims.map((pod) => this.deleteExpectedPod(key, rs, pod)));
       return failures.find((failure) => failure !== undefined);
     }
     return undefined;
   }
 
-  private async createPod(rs: ReplicaSet): Promise<void> {
+  /**
+   * Sends again the creates and deletes of this ReplicaSet whose answer was lost, so each is known
+   * to have happened or not before the Pods are counted; resolves with the first that is still
+   * unsettled, if any. One that did not happen is no longer expected.
+   */
+  private async settleWrites(key: string, rs: ReplicaSet): Promise<unknown> {
+    const creations = this.unsettledWrites.takeCreations(key).map(async (name) => {
+      try {
+        if (!(await this.podControl.createPodAgain(rs, name))) this.expectations.creationObserved(key);
+        return undefined;
+      } catch (err) {
+        // Still not known whether the Pod exists: the repeat's answer, or the read after it, failed.
+        this.unsettledWrites.creationUnsettled(key, name);
+        return err;
+      }
+    });
+    const deletions = this.unsettledWrites.takeDeletions(key).map((pod) => this.deleteExpectedPod(key, rs, pod));
+    const failures = await Promise.all([...creations, ...deletions]);
+    return failures.find((failure) => failure !== undefined);
+  }
+
+  /**
+   * Deletes a Pod whose deletion the ReplicaSet expects; resolves with the error, if any. The Pod
+   * stays expected unless the API server refused the delete: after a lost answer it is sent again
+   * at the next sync, and a Pod found gone (NotFound) was in the cache, which will show it go.
+   * kube-controller-manager stops expecting it in both cases, so a lagging cache makes it delete
+   * again, and perhaps another Pod.
+   */
+  private async deleteExpectedPod(key: string, rs: ReplicaSet, pod: Pod): Promise<unknown> {
     try {
-      await this.podControl.createPod(rs);
+      await this.podControl.deletePod(rs, pod);
+      return undefined;
     } catch (err) {
-      // Every creation in a terminating namespace fails; there is nothing to retry.
-      if (!isNamespaceTerminating(err)) throw err;
+      if (isPodGone(err)) return undefined;
+      if (mayHaveTakenEffect(err)) this.unsettledWrites.deletionUnsettled(key, podKey(pod), pod);
+      // The informer will not see a deletion that was refused.
+      else this.expectations.deletionObserved(key, podKey(pod));
+      return err;
     }
   }
 

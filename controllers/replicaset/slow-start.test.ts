@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { settle } from "../../test/support/eventually.ts";
 import { slowStartBatch } from "./slow-start.ts";
 
 describe("slowStartBatch", () => {
@@ -31,6 +32,23 @@ describe("slowStartBatch", () => {
     expect(calls).toBe(3);
     expect(result.successes).toBe(2);
     expect(result.error).toBe(failure);
+  });
+
+  test("a slow call holds back the next batch, not the rest of its own, as kube-controller-manager's", async () => {
+    let release = () => {};
+    const slowAnswer = new Promise<void>((resolve) => (release = resolve));
+    let calls = 0;
+    const batch = slowStartBatch(7, 1, async () => {
+      calls++;
+      // The second call, in the batch of 2, is the one the API server answers late.
+      if (calls === 2) await slowAnswer;
+    });
+    await settle();
+    // Batch 1 and both calls of batch 2 were made; batch 3 waits for the late answer.
+    expect(calls).toBe(3);
+    release();
+    expect(await batch).toEqual({ successes: 7 });
+    expect(calls).toBe(7);
   });
 
   test("a function that throws synchronously counts as a failure", async () => {

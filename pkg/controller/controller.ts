@@ -45,10 +45,17 @@ export interface ControllerOptions<K> {
   /** Default: the real clock; tests pass a fake. */
   clock?: Clock | undefined;
   /**
-   * As one member of a shard ring (`ControllerContext.ownership`): reconcile only the keys of the namespaces this
-   * process owns now. `namespaceOf` finds a key's namespace ("" when cluster-scoped); string keys default to "namespace/name".
+   * As one member of a shard ring: reconcile only the keys of the namespaces this process owns now.
    */
-  sharding?: { ownership: NamespaceOwnership; namespaceOf?: ((key: K) => string) | undefined } | undefined;
+  sharding?: ControllerSharding<K> | undefined;
+}
+
+/** A controller in a shard ring (`ControllerOptions.sharding`). */
+export interface ControllerSharding<K> {
+  /** Which namespaces the process acts on now: `ControllerContext.ownership`. */
+  ownership: NamespaceOwnership;
+  /** The namespace of a key ("" for a cluster-scoped object). Default: the namespace of a "namespace/name" string key. */
+  namespaceOf?: ((key: K) => string) | undefined;
 }
 
 /** Options of `Controller.informer`: which part of the collection, and the indexes the reconciler reads by. */

@@ -14,6 +14,13 @@ export class DeletedFinalStateUnknown<T extends KubeObject = KubeObject> {
 }
 
 /**
+ * An object that left a sharded cache because this process no longer caches its namespace (its
+ * shard moved to another member): handed to onDelete like a tombstone, but nothing says the
+ * object is gone, so a handler must not record it as deleted.
+ */
+export class DroppedFromShare<T extends KubeObject = KubeObject> extends DeletedFinalStateUnknown<T> {}
+
+/**
  * Which reflector of a sharded informer produced a change (see sharded-reflector.ts); absent for
  * the one reflector of an informer that is not sharded.
  */

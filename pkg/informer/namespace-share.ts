@@ -14,6 +14,7 @@ export interface NamespaceShare {
 
 /** How a factory's informers are sharded (SharedInformerFactoryOptions.sharding). */
 export interface InformerSharding {
+  /** The namespaces to cache. */
   share: NamespaceShare;
   /**
    * Whether a resource is namespaced, for resources given without their scope (a plain

@@ -6,7 +6,7 @@ import { eventually, settle } from "../../test/support/eventually.ts";
 import { FakeListerWatcher, parseNamespaceShardSelector } from "../../test/support/fake-lister-watcher.ts";
 import { FakeNamespaceShare, rangesOfNamespaces } from "../../test/support/fake-namespace-share.ts";
 import { obj } from "../../test/support/objects.ts";
-import { DeletedFinalStateUnknown } from "./deltas.ts";
+import { DeletedFinalStateUnknown, DroppedFromShare } from "./deltas.ts";
 import { type ResourceEventHandler, isResync } from "./event-handler.ts";
 import { SharedIndexInformer } from "./shared-informer.ts";
 
@@ -16,7 +16,7 @@ function recorder() {
   const handler: ResourceEventHandler<KubeObject> = {
     onAdd: (o) => void log.push(`add ${o.metadata?.namespace}/${o.metadata?.name}`),
     onUpdate: (old, cur) => void log.push(`${isResync(old, cur) ? "resync" : "update"} ${cur.metadata?.namespace}/${cur.metadata?.name}`),
-    onDelete: (o) => void log.push(`delete ${o instanceof DeletedFinalStateUnknown ? `tombstone ${o.key}` : o.metadata?.name}`),
+    onDelete: (o) => void log.push(`delete ${o instanceof DroppedFromShare ? `dropped ${o.key}` : o instanceof DeletedFinalStateUnknown ? `tombstone ${o.key}` : o.metadata?.name}`),
   };
   return { log, handler };
 }
@@ -56,20 +56,20 @@ describe("sharded informer, the API server filtering", () => {
     await stop();
   });
 
-  test("a shrink drops only the lost namespaces, with delete notifications, and lists nothing", async () => {
+  test("a shrink drops only the lost namespaces, with delete notifications saying so, and lists nothing", async () => {
     const { lw, share, informer, events, keys, stop } = setup(["n1", "n2", "n3"], true);
     await eventually(() => informer.hasSynced() && lw.openWatches === 1, "watching");
     events.log.length = 0;
     share.hold(["n1", "n3"]);
     await eventually(() => events.log.length === 1, "the drop");
-    expect(events.log).toEqual(["delete tombstone n2/b"]);
+    expect(events.log).toEqual(["delete dropped n2/b"]);
     expect(keys()).toEqual(["n1/a", "n3/c"]);
     // The open watch still has the old selector: what it brings of n2 is dropped here.
     lw.create(obj("n2/late"));
     lw.create(obj("n1/e"));
     await eventually(() => keys().includes("n1/e"), "n1/e cached");
     expect(keys()).toEqual(["n1/a", "n1/e", "n3/c"]);
-    expect(events.log).toEqual(["delete tombstone n2/b", "add n1/e"]);
+    expect(events.log).toEqual(["delete dropped n2/b", "add n1/e"]);
     expect(lw.listCalls.length).toBe(1);
     expect(informer.hasSyncedRanges(rangesOfNamespaces(["n1", "n3"]))).toBe(true);
     expect(informer.hasSyncedRanges(rangesOfNamespaces(["n2"]))).toBe(false);
@@ -177,7 +177,7 @@ describe("sharded informer, the API server filtering", () => {
     events.log.length = 0;
     share.hold([]);
     await eventually(() => keys().length === 0, "emptied");
-    expect(events.log.sort()).toEqual(["delete tombstone n1/a", "delete tombstone n2/b"]);
+    expect(events.log.sort()).toEqual(["delete dropped n1/a", "delete dropped n2/b"]);
     expect(informer.shardStatus?.segments).toBe(0);
     share.hold(["n3"]);
     await eventually(() => informer.hasSyncedRanges(rangesOfNamespaces(["n3"])), "n3 synced");

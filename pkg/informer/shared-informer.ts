@@ -9,7 +9,7 @@ import type { ListerWatcher } from "../kube/list-watch.ts";
 import type { KubeObject } from "../kube/objects.ts";
 import { type Logger, silentLogger } from "../log/logger.ts";
 import type { HashRange } from "../sharding/hash-range.ts";
-import { DeletedFinalStateUnknown, type Delta, finalStateOf, type SegmentId } from "./deltas.ts";
+import { DeletedFinalStateUnknown, type Delta, DroppedFromShare, finalStateOf, type SegmentId } from "./deltas.ts";
 import { type ResourceEventHandler, isResync } from "./event-handler.ts";
 import { namespaceIndex, namespaceIndexName } from "./index-funcs.ts";
 import { Indexer } from "./indexer.ts";
@@ -380,7 +380,7 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
       if (slicer.due()) await slicer.yield();
       const obj = this.indexer.getByKey(key);
       if (obj === undefined || held(obj.metadata?.namespace ?? "")) continue;
-      const tombstone = new DeletedFinalStateUnknown(key, obj);
+      const tombstone = new DroppedFromShare(key, obj);
       this.indexer.delete(tombstone);
       this.distribute({ type: "delete", obj: tombstone }, false);
     }

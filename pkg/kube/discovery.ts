@@ -110,6 +110,14 @@ export class DiscoveryClient {
     return groupsFrom(core, named);
   }
 
+  /** Whether `gvr` is namespaced, as its group version's discovery says; throws when it is not served. */
+  async isNamespaced(gvr: GroupVersionResource): Promise<boolean> {
+    const groupVersion = gvr.group ? `${gvr.group}/${gvr.version}` : gvr.version;
+    const found = (await this.serverResourcesForGroupVersion(groupVersion)).find((r) => r.resource === gvr.resource);
+    if (!found) throw new Error(`${gvr.resource} is not served in ${groupVersion}`);
+    return found.namespaced;
+  }
+
   /** Top-level resources (no subresources such as pods/status) of one group version, e.g. "apps/v1" or "v1". */
   async serverResourcesForGroupVersion(groupVersion: string): Promise<ApiResource[]> {
     const path = groupVersion.includes("/") ? `/apis/${groupVersion}` : `/api/${groupVersion}`;

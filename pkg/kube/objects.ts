@@ -78,7 +78,10 @@ export interface ListMeta {
   /** Roughly how many items the later pages hold, when the server knows. */
   remainingItemCount?: number;
   /** Present when the server applied the request's shardSelector (KEP-5866): the selector it applied. */
-  shardInfo?: { selector?: string };
+  shardInfo?: {
+    /** The shard selector, as the server parsed it from the request. */
+    selector?: string;
+  };
 }
 
 /** A LIST response: the items and the list's metadata. */

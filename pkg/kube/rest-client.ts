@@ -19,10 +19,10 @@ import { TimeSlicer } from "../eventloop/time-slicer.ts";
 /** A query parameter's value; undefined leaves the parameter out. */
 export type QueryValue = string | number | boolean | undefined;
 
-/** One HTTP request to the API server. */
 /** Judges a write the moment before it is sent: throws to refuse it. */
 export type WriteGuard = (request: Pick<RestRequest, "method" | "path">) => void;
 
+/** One HTTP request to the API server. */
 export interface RestRequest {
   /** The HTTP method. */
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";

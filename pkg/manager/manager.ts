@@ -13,7 +13,6 @@ import { KubeEventSink } from "../events/kube-event-sink.ts";
 import { SharedInformerFactory } from "../informer/factory.ts";
 import { namespaceIndexName } from "../informer/index-funcs.ts";
 import type { InformerSharding } from "../informer/namespace-share.ts";
-import type { GroupVersionResource } from "../kube/gvr.ts";
 import type { HashRange } from "../sharding/hash-range.ts";
 import { loadClientConfig } from "../kube/client-config.ts";
 import { createKubeClient, type KubeClient, withRateLimit } from "../kube/client.ts";
@@ -252,14 +251,8 @@ export class Manager {
   private async leadership(client: KubeClient, events: EventRecorder, services: ServiceGroup, metrics: InformerMetricsProvider): Promise<Leadership> {
     const { options, identity, logger } = this;
     const leadership = new Leadership({ options, client, identity, events, metrics: this.endpoints.metrics, logger });
-    const lease = new SharedInformerFactory({
-      listerWatcherFor: (gvr, scope) => client.dynamic.listerWatcher(gvr, scope),
-      defaultResyncMs: 0,
-      logger,
-      metrics: { provider: metrics, name: this.program.name },
-    });
+    const lease = this.coordinationInformers(client, metrics);
     leadership.followLease(lease);
-    this.informerFactories.push(lease);
     await services.start(informersService("lease-informer", lease));
     this.endpoints.healthz.add(leadership.healthCheck);
     this.endpoints.livez.add(leadership.healthCheck);
@@ -279,17 +272,11 @@ export class Manager {
     const observer = shardRingMetrics(this.endpoints.metrics, sharding.ring, status);
     // `informers` is read only once the member runs, after it is made below.
     const cached = (ranges: readonly HashRange[]) => informers.hasSyncedRanges(ranges);
-    const membership = new ShardMembership({ options: { ...options, sharding }, client, identity, logger, cached, observer });
-    const informers = this.informerFactory(client, metrics, { share: membership.member.cacheShare, isNamespaced: (gvr) => isNamespaced(client, gvr) });
+    const membership: ShardMembership = new ShardMembership({ options: { ...options, sharding }, client, identity, logger, cached, observer });
+    const informers: SharedInformerFactory = this.informerFactory(client, metrics, { share: membership.member.cacheShare, isNamespaced: (gvr) => client.discovery.isNamespaced(gvr) });
     this.status.attach({ shardRing: () => shardRingStatus(status(), knownNamespaces(informers), (ns) => membership.member.holds(ns)) });
-    const ring = new SharedInformerFactory({
-      listerWatcherFor: (gvr, scope) => client.dynamic.listerWatcher(gvr, scope),
-      defaultResyncMs: 0,
-      logger,
-      metrics: { provider: metrics, name: this.program.name },
-    });
+    const ring = this.coordinationInformers(client, metrics);
     membership.followRing(ring);
-    this.informerFactories.push(ring);
     await services.start(informersService("shard-ring-informer", ring));
     return {
       writeGuard: membership.writeGuard,
@@ -300,6 +287,18 @@ export class Manager {
       informersFirst: true,
       run: (whileMember, terminate) => membership.run(whileMember, terminate),
     };
+  }
+
+  /** A factory of its own for the Leases that decide where this process acts: they must be followed before, and apart from, the controllers' caches. */
+  private coordinationInformers(client: KubeClient, metrics: InformerMetricsProvider): SharedInformerFactory {
+    const informers = new SharedInformerFactory({
+      listerWatcherFor: (gvr, scope) => client.dynamic.listerWatcher(gvr, scope),
+      defaultResyncMs: 0,
+      logger: this.logger,
+      metrics: { provider: metrics, name: this.program.name },
+    });
+    this.informerFactories.push(informers);
+    return informers;
   }
 
   private controllerContext(informers: SharedInformerFactory, events: EventRecorder) {
@@ -342,14 +341,6 @@ export class Manager {
       stop: () => server?.stop(),
     };
   }
-}
-
-/** Whether `gvr` is namespaced, from discovery (for resources named without their scope, e.g. the garbage collector's). */
-async function isNamespaced(client: KubeClient, gvr: GroupVersionResource): Promise<boolean> {
-  const groupVersion = gvr.group ? `${gvr.group}/${gvr.version}` : gvr.version;
-  const found = (await client.discovery.serverResourcesForGroupVersion(groupVersion)).find((r) => r.resource === gvr.resource);
-  if (!found) throw new Error(`${gvr.resource} is not served in ${groupVersion}`);
-  return found.namespaced;
 }
 
 /** The namespaces the informers hold objects of. */

@@ -15,7 +15,9 @@ import type { Wire } from "../kube/objects.ts";
 import { namespaceOfPath } from "../kube/path-namespace.ts";
 import type { WriteGuard } from "../kube/rest-client.ts";
 import type { Logger } from "../log/logger.ts";
-import type { Options } from "../options/options.ts";
+import type { LeaderElectionOptions } from "../options/leader-election-validation.ts";
+import type { ConnectionOptions } from "../options/options.ts";
+import type { ShardingOptions } from "../options/sharding-options.ts";
 import type { HashRange } from "../sharding/hash-range.ts";
 import { KubeRingApi, ringLabel, ringRoleLabel, tableOf } from "../shardelection/kube-ring-api.ts";
 import { RingMember, type RingObserver } from "../shardelection/ring-member.ts";
@@ -27,7 +29,14 @@ export class NotShardOwnerError extends ExpectedError {
 }
 
 export interface ShardMembershipOptions {
-  options: Pick<Options, "leaderElection" | "connection" | "controllerShutdownTimeoutMs"> & { sharding: NonNullable<Options["sharding"]> };
+  options: {
+    /** The ring takes the election's timings and namespace. */
+    leaderElection: Pick<LeaderElectionOptions, "leaseDurationMs" | "renewDeadlineMs" | "retryPeriodMs" | "resourceNamespace">;
+    connection: Pick<ConnectionOptions, "qps" | "burst">;
+    /** How long a leaving holder waits for work in flight in a slot; undefined: the renew deadline. */
+    controllerShutdownTimeoutMs: number | undefined;
+    sharding: ShardingOptions;
+  };
   client: KubeClient;
   identity: string;
   logger: Logger;

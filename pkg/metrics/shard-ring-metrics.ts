@@ -15,6 +15,10 @@ export function shardRingMetrics(registry: Registry, ring: string, status: () =>
   gauge(registry, "shard_ring_slots_draining", "Slots this process is handing over: no new work starts in them.", ["ring"], (g) =>
     g.set({ ring }, status().draining),
   );
+  gauge(registry, "shard_ring_member_slots", "Slots each member of the shard ring holds, by 'member' Lease, as the slot table says.", ["ring", "member"], (g) => {
+    g.reset();
+    for (const member of status().members) g.set({ ring, member: member.name }, member.slots);
+  });
   const handovers = counter(registry, "shard_ring_handovers_total", "Slots this process took or let go, by 'direction' (taken, released).", ["ring", "direction"]);
   const lost = counter(registry, "shard_ring_membership_lost_total", "Times this process stopped acting at once because its shard Lease was not renewed in time or was taken from it.", ["ring"]);
   return {

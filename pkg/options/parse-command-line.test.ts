@@ -242,6 +242,24 @@ describe("--controllers", () => {
   });
 });
 
+describe("--shard-ring", () => {
+  test("a ring replaces the election, whose timings and namespace it keeps", () => {
+    const options = run(["--shard-ring=loom", "--leader-elect-lease-duration=30s"]);
+    expect(options.sharding).toEqual({ ring: "loom" });
+    expect(options.leaderElection.enabled).toBe(false);
+    expect(options.leaderElection.leaseDurationMs).toBe(30_000);
+    expect(run([]).sharding).toBeUndefined();
+  });
+
+  test("a name that cannot prefix a Lease's name, and timings that do not fit, are usage errors", () => {
+    expect(usageError(["--shard-ring=Loom_1"])).toBe(
+      'kube-loom: --shard-ring "Loom_1" is not a valid ring name: expected lowercase letters, digits and "-", starting and ending with a letter or digit, at most 54 characters',
+    );
+    // Checked with the election off as well: the ring's members renew by the same rules.
+    expect(usageError(["--shard-ring=loom", "--leader-elect=false", "--leader-elect-lease-duration=5s"])).toContain("must be less than");
+  });
+});
+
 describe("leader election validation", () => {
   test("the lease duration must exceed the renew deadline", () => {
     expect(usageError(["--leader-elect-lease-duration=5s"])).toBe(
@@ -348,7 +366,7 @@ describe("--help and --version", () => {
     expect(outcome.code).toBe(0);
     expect(outcome.stderr).toBeUndefined();
     const groups = [...(outcome.stdout ?? "").matchAll(/^(\S.*) flags:$/gm)].map((match) => match[1]);
-    expect(groups).toEqual(["Generic", "Leader election", "Secure serving", "Insecure serving", "Authentication", "Authorization", "Misc", "Logs", "Alpha controller", "Beta controller", "Global"]);
+    expect(groups).toEqual(["Generic", "Leader election", "Sharding", "Secure serving", "Insecure serving", "Authentication", "Authorization", "Misc", "Logs", "Alpha controller", "Beta controller", "Global"]);
     expect(outcome.stdout).toContain("\nUsage:\n  kube-loom [flags]\n");
   });
 

@@ -6,6 +6,7 @@
 /** "act": this process acts on the namespace now; "wait": it will, once its caches are ready and the slot is handed over; "elsewhere": another member does. */
 export type NamespaceVerdict = "act" | "wait" | "elsewhere";
 
+/** Which namespaces this process acts on now, as one member of a shard ring (`ControllerContext.ownership`). */
 export interface NamespaceOwnership {
   /** The verdict for `namespace` ("" for cluster-scoped objects), without side effects. */
   verdict(namespace: string): NamespaceVerdict;

@@ -182,11 +182,38 @@ export class RingMember implements NamespaceOwnership {
 
   /** Joins, keeps the membership and the slots up to date until `stop` aborts, then hands every slot over and leaves. */
   async run(stop: AbortSignal): Promise<void> {
+    const renewing = this.keepRenewing(stop);
     while (!stop.aborted) {
       await this.step(stop).catch((err: unknown) => this.options.logger.warn({ err: errorText(err) }, "shard ring step failed; retrying"));
       await this.nextStep(stop);
     }
+    await renewing;
     await this.leave();
+  }
+
+  /**
+   * Renews this member's Lease every retry period, in a loop of its own: a step waiting on slow table
+   * writes or lookups must not hold a renewal back past the renew deadline.
+   */
+  private async keepRenewing(stop: AbortSignal): Promise<void> {
+    while (!stop.aborted) {
+      await this.clock.sleep(this.options.retryPeriodMs, stop).catch(() => undefined);
+      const name = this.me;
+      if (stop.aborted || name === "") continue;
+      const sent = this.clock.monotonic();
+      try {
+        const version = await this.options.api.renewMember(name, this.myVersion, stop);
+        // A renewal answered after the membership ended (and maybe began again under another name) counts for nothing.
+        if (this.me !== name) continue;
+        this.myVersion = version;
+        this.renewedAt = sent;
+        this.members.set(name, { resourceVersion: version, observedAt: sent });
+      } catch (err) {
+        if (this.me !== name || stop.aborted) continue;
+        if (err instanceof MembershipLostError) this.loseMembership(err.message);
+        else this.options.logger.debug({ err: errorText(err) }, "shard Lease renewal failed; retrying");
+      }
+    }
   }
 
   /** Wakes the loop; steps never overlap, and a poke during a step runs one more. */
@@ -201,7 +228,7 @@ export class RingMember implements NamespaceOwnership {
       return Promise.resolve();
     }
     return new Promise((resolve) => {
-      const timer = this.clock.setTimer(this.options.retryPeriodMs, done);
+      const timer = this.clock.setTimer(this.untilNextStep(), done);
       const onAbort = () => done();
       stop.addEventListener("abort", onAbort, { once: true });
       this.wake = done;
@@ -211,6 +238,17 @@ export class RingMember implements NamespaceOwnership {
         resolve();
       }
     });
+  }
+
+  /** A retry period, or less when another member's Lease expires sooner: its slots are taken over at that moment, not up to a period later. */
+  private untilNextStep(): number {
+    const now = this.clock.monotonic();
+    let wait = this.options.retryPeriodMs;
+    for (const [name, member] of this.members) {
+      const expiresIn = member.observedAt + this.options.leaseDurationMs - now;
+      if (name !== this.me && expiresIn >= 0) wait = Math.min(wait, expiresIn + 1);
+    }
+    return wait;
   }
 
   private async step(stop: AbortSignal): Promise<void> {
@@ -223,9 +261,9 @@ export class RingMember implements NamespaceOwnership {
     await this.take();
   }
 
-  /** Joins when not a member, renews when due; false while not a member. */
+  /** Joins when not a member, and ends a membership whose renewals stopped; false while not a member. */
   private async keepMembership(stop: AbortSignal): Promise<boolean> {
-    const { api, renewDeadlineMs, retryPeriodMs, logger } = this.options;
+    const { api, renewDeadlineMs, logger } = this.options;
     if (this.me === "") {
       const name = `${this.options.ring}-${this.options.suffix?.() ?? defaultSuffix()}`;
       const sent = this.clock.monotonic();
@@ -236,24 +274,11 @@ export class RingMember implements NamespaceOwnership {
       logger.info({ ring: this.options.ring, member: name }, "joined the shard ring");
       return true;
     }
-    const now = this.clock.monotonic();
-    if (this.renewedAt !== undefined && now - this.renewedAt > renewDeadlineMs) {
+    if (this.renewedAt !== undefined && this.clock.monotonic() - this.renewedAt > renewDeadlineMs) {
       this.loseMembership("the shard Lease was not renewed within the renew deadline");
       return false;
     }
-    if (this.renewedAt !== undefined && now - this.renewedAt < retryPeriodMs) return true;
-    try {
-      this.myVersion = await this.options.api.renewMember(this.me, this.myVersion, stop);
-      this.renewedAt = now;
-      this.members.set(this.me, { resourceVersion: this.myVersion, observedAt: now });
-      return true;
-    } catch (err) {
-      if (err instanceof MembershipLostError) {
-        this.loseMembership(err.message);
-        return false;
-      }
-      throw err;
-    }
+    return true;
   }
 
   /** Stops acting on everything at once; the next step joins again under a new name. */
@@ -327,27 +352,28 @@ export class RingMember implements NamespaceOwnership {
     this.changed();
   }
 
-  /** Deletes the Leases of holders that stopped renewing, where they hold slots this member should have. */
+  /**
+   * Deletes the Leases of members that stopped renewing (a Lease left by a process that died, or by a join
+   * whose answer was lost, would otherwise stay), and finds out about holders of slots this member should
+   * have whose Lease it has not seen.
+   */
   private async declareDeadHolders(): Promise<void> {
     const now = this.clock.monotonic();
-    const suspects = new Set<string>();
-    this.desired.forEach((owner, slot) => {
-      const holder = this.table[slot];
-      if (owner === this.me && holder !== undefined && holder !== this.me && !this.goneHolders.has(holder)) suspects.add(holder);
-    });
-    for (const holder of suspects) {
-      const member = this.members.get(holder);
-      if (member === undefined) {
-        // Not in this cache: gone, or created a moment ago; etcd decides.
-        if (!(await this.options.api.memberExists(holder))) this.goneHolders.add(holder);
-      } else if (now - member.observedAt > this.options.leaseDurationMs) {
-        if (await this.options.api.deleteMember(holder, member.resourceVersion)) {
-          this.options.logger.info({ ring: this.options.ring, member: holder }, "declared a shard ring member dead: its Lease expired");
-          this.members.delete(holder);
-          this.goneHolders.add(holder);
-        }
+    for (const [name, member] of [...this.members]) {
+      if (name === this.me || now - member.observedAt <= this.options.leaseDurationMs) continue;
+      if (await this.options.api.deleteMember(name, member.resourceVersion)) {
+        this.options.logger.info({ ring: this.options.ring, member: name }, "declared a shard ring member dead: its Lease expired");
+        this.members.delete(name);
+        this.goneHolders.add(name);
       }
     }
+    const unseen = new Set<string>();
+    this.desired.forEach((owner, slot) => {
+      const holder = this.table[slot];
+      if (owner === this.me && holder !== undefined && holder !== this.me && !this.goneHolders.has(holder) && !this.members.has(holder)) unseen.add(holder);
+    });
+    // Not in this cache: gone, or created a moment ago; etcd decides.
+    for (const holder of unseen) if (!(await this.options.api.memberExists(holder))) this.goneHolders.add(holder);
   }
 
   /** Writes this member into the free slots it should hold whose objects are cached by now. */

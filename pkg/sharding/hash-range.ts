@@ -3,6 +3,7 @@
 // the end of the last range is 2^64, written with 17 digits.
 export const hashSpaceEnd = 1n << 64n;
 
+/** Part of the 64-bit hash space, e.g. the namespaces a shard ring member caches. */
 export interface HashRange {
   /** Inclusive. */
   readonly start: bigint;

@@ -17,7 +17,8 @@ export async function freeLoopbackPorts<Name extends string>(names: readonly Nam
   }
 }
 
-function listenOnEphemeralPort(server: Server): Promise<number> {
+/** Starts `server` listening on a free 127.0.0.1 port, and resolves with the port. */
+export function listenOnEphemeralPort(server: Server): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => {

@@ -15,7 +15,7 @@
  * @module kube-loom/testing
  */
 export { TestEnvironment, type TestEnvironmentOptions } from "./test-environment.ts";
-export type { RunningControllers, RunOptions } from "./run-controllers.ts";
+export type { RunningControllers, RunOptions, ShardRingMember, ShardRingOptions } from "./run-controllers.ts";
 export { eventually, type EventuallyOptions } from "./eventually.ts";
 export type { InstallCrdsOptions } from "./install-crds.ts";
 export type { CustomResourceDefinition } from "./crd-files.ts";

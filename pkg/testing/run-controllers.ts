@@ -14,6 +14,8 @@ import type { ControllerContext, ControllerDescriptor } from "../manager/control
 import { createControllers } from "../manager/create-controllers.ts";
 import { drain } from "../manager/shutdown.ts";
 import type { Runnable } from "../manager/runnable.ts";
+import { ShardMembership } from "../manager/shard-membership.ts";
+import type { HashRange } from "../sharding/hash-range.ts";
 import { PrometheusInformerMetricsProvider } from "../metrics/informer-metrics.ts";
 import { prometheusReconcileMetrics } from "../metrics/reconcile-metrics.ts";
 import { PrometheusWorkqueueMetricsProvider } from "../metrics/workqueue-metrics.ts";
@@ -29,12 +31,41 @@ export interface RunOptions {
   syncTimeoutMs?: number | undefined;
   /** How long `stop` lets in-flight reconciles finish before abandoning them (--controller-shutdown-timeout). Default 30 s. */
   shutdownTimeoutMs?: number | undefined;
+  /**
+   * Run as one member of this shard ring (--shard-ring): start several runs with the same ring to have each act on its
+   * own share of the namespaces. `run` resolves before the member holds anything; see `RunningControllers.shard`.
+   */
+  shardRing?: ShardRingOptions | undefined;
+}
+
+/** A test's shard ring: its name, where its Leases live, and its timings (short by default, for tests). */
+export interface ShardRingOptions {
+  /** The ring's name: runs with the same name share the namespaces. */
+  ring: string;
+  /** Where the ring's Leases live. Default "kube-system". */
+  namespace?: string | undefined;
+  /** How long a silent member keeps its slots (--leader-elect-lease-duration). Default 6 s, so a takeover takes seconds. */
+  leaseDurationMs?: number | undefined;
+  /** How long a member goes on acting without renewing its Lease (--leader-elect-renew-deadline). Default 4 s. */
+  renewDeadlineMs?: number | undefined;
+  /** How often a member renews its Lease and looks at the table (--leader-elect-retry-period). Default 1 s. */
+  retryPeriodMs?: number | undefined;
+}
+
+/** One member of a shard ring, as a test sees it. */
+export interface ShardRingMember {
+  /** This member acts on `namespace` now. */
+  holds(namespace: string): boolean;
+  /** Slots held, of 256. */
+  slotsHeld(): number;
 }
 
 /** Controllers a test runs; `stop()` them when done (the environment's `stop()` does too). */
 export interface RunningControllers {
   /** The registry the controllers report to: workqueue_*, controller_runtime_reconcile_*, informer_* and their own. */
   readonly metrics: Registry;
+  /** With `RunOptions.shardRing`: this run's membership. */
+  readonly shard?: ShardRingMember | undefined;
   /** Stops the controllers (in-flight reconciles finish first), their informers and the Event writer; rethrows a controller's failure. */
   stop(): Promise<void>;
 }
@@ -50,42 +81,71 @@ export async function runControllers(client: KubeClient, descriptors: readonly C
   const logger = options.logger ?? silentLogger;
   const values = controllerFlagValues(descriptors, options.flags ?? []);
   const metrics = new Registry();
-  const informers = new SharedInformerFactory({
+  const identity = leaderElectionIdentity();
+  const membership: ShardMembership | undefined = options.shardRing && shardMembership(client, identity, options.shardRing, logger, (ranges) => informers.hasSyncedRanges(ranges));
+  const informers: SharedInformerFactory = new SharedInformerFactory({
     listerWatcherFor: (gvr, scope) => client.dynamic.listerWatcher(gvr, scope),
     // No periodic resync: the manager's comes after 12 h at the earliest (--min-resync-period), past any test.
     defaultResyncMs: 0,
     logger,
     metrics: { provider: new PrometheusInformerMetricsProvider(metrics), name: "kube-loom" },
+    ...(membership && { sharding: { share: membership.member.cacheShare, isNamespaced: (gvr) => client.discovery.isNamespaced(gvr) } }),
   });
-  const identity = leaderElectionIdentity();
   const broadcaster = new EventBroadcaster({ sink: new KubeEventSink(client), reportingInstance: identity, logger });
   broadcaster.start();
+  const recorder = broadcaster.newRecorder();
   const context: Omit<ControllerContext, "client"> = {
     informers,
-    events: broadcaster.newRecorder(),
+    events: membership ? membership.ownedEvents(recorder) : recorder,
     logger,
     metrics,
     workqueueMetrics: new PrometheusWorkqueueMetricsProvider(metrics),
     reconcileObserver: prometheusReconcileMetrics(metrics),
     values,
     identity,
+    ownership: membership?.member,
   };
   const stop = new AbortController();
+  const leave = new AbortController();
+  const ring = membership && followRing(client, membership, logger, leave.signal);
   const shutDown = async () => {
     stop.abort();
+    // The member hands its slots over once the controllers have stopped.
+    leave.abort();
+    await ring;
     await informers.shutdown();
     await broadcaster.shutdown();
   };
   try {
     const names = descriptors.map((descriptor) => descriptor.name);
-    const runnables = await createControllers(names, descriptors, context, { client, connection: TEST_CLIENT_RATE });
+    const runnables = await createControllers(names, descriptors, context, { client, connection: TEST_CLIENT_RATE, writeGuard: membership?.writeGuard });
     informers.start(stop.signal);
     await waitForCaches(runnables, options.syncTimeoutMs ?? DEFAULT_SYNC_TIMEOUT_MS);
-    return started(runnables, stop, shutDown, { metrics, logger, shutdownTimeoutMs: options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS });
+    const settings = { metrics, logger, shutdownTimeoutMs: options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS };
+    return started(runnables, stop, shutDown, settings, membership && { holds: (ns) => membership.member.holds(ns), slotsHeld: () => membership.member.status().held });
   } catch (error) {
     await shutDown();
     throw error;
   }
+}
+
+function shardMembership(client: KubeClient, identity: string, ring: ShardRingOptions, logger: Logger, cached: (ranges: readonly HashRange[]) => boolean): ShardMembership {
+  const leaseDurationMs = ring.leaseDurationMs ?? 6000;
+  const renewDeadlineMs = ring.renewDeadlineMs ?? 4000;
+  const leaderElection = { leaseDurationMs, renewDeadlineMs, retryPeriodMs: ring.retryPeriodMs ?? 1000, resourceNamespace: ring.namespace ?? "kube-system" };
+  const options = { leaderElection, connection: TEST_CLIENT_RATE, controllerShutdownTimeoutMs: renewDeadlineMs, sharding: { ring: ring.ring } };
+  return new ShardMembership({ options, client, identity, logger, cached });
+}
+
+/** Follows the ring's Leases and runs the member until `leave` aborts; then it hands its slots over and leaves. */
+async function followRing(client: KubeClient, membership: ShardMembership, logger: Logger, leave: AbortSignal): Promise<void> {
+  const ring = new SharedInformerFactory({ listerWatcherFor: (gvr, scope) => client.dynamic.listerWatcher(gvr, scope), defaultResyncMs: 0, logger });
+  membership.followRing(ring);
+  const watching = new AbortController();
+  ring.start(watching.signal);
+  await membership.member.run(leave);
+  watching.abort();
+  await ring.shutdown();
 }
 
 function started(
@@ -93,6 +153,7 @@ function started(
   stop: AbortController,
   shutDown: () => Promise<void>,
   settings: { metrics: Registry; logger: Logger; shutdownTimeoutMs: number },
+  shard: ShardRingMember | undefined,
 ): RunningControllers {
   const abort = new AbortController();
   const failures: unknown[] = [];
@@ -106,6 +167,7 @@ function started(
   let stopped: Promise<void> | undefined;
   return {
     metrics: settings.metrics,
+    shard,
     stop() {
       stopped ??= (async () => {
         stop.abort();

@@ -89,6 +89,7 @@ export class TestEnvironment {
     const running = await runControllers(this.client, descriptors, options);
     const tracked: RunningControllers = {
       metrics: running.metrics,
+      shard: running.shard,
       stop: async () => {
         this.#running.delete(tracked);
         await running.stop();

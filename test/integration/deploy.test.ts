@@ -87,6 +87,7 @@ const kustomizations = {
   replicasetAndGc: join(repoRoot, "deploy/kubernetes/overlays/replicaset-gc"),
   serviceMonitor: join(repoRoot, "deploy/kubernetes/overlays/service-monitor"),
   serviceAccountCredentials: join(repoRoot, "deploy/kubernetes/overlays/service-account-credentials"),
+  sharded: join(repoRoot, "deploy/kubernetes/overlays/sharded"),
 } as const;
 
 const controllers = ["replicaset", "garbagecollector", "network"] as const;
@@ -290,10 +291,24 @@ describe("deploy/kubernetes", () => {
     network: networkGetsReady,
   };
 
-  test("the base and the replicaset-gc and service-account-credentials overlays pass kubectl apply --server-side --dry-run=server", async () => {
+  test("the base and the replicaset-gc, service-account-credentials and sharded overlays pass kubectl apply --server-side --dry-run=server", async () => {
     await serverDryRun(["-k", kustomizations.all]);
     await serverDryRun(["-k", kustomizations.replicasetAndGc]);
     await serverDryRun(["-k", kustomizations.serviceAccountCredentials]);
+    // A dry run creates no namespace, so the ring's own is made first.
+    await controlPlane.kubectl(["create", "namespace", "kube-loom-shards"]);
+    await serverDryRun(["-k", kustomizations.sharded]);
+  });
+
+  test("the sharded overlay runs three ring members whose Lease rights stay in the ring's own namespace, one of them down at a time at most", async () => {
+    const manifests = await build(kustomizations.sharded);
+    const deployment = find(manifests, "Deployment", "kube-loom");
+    expect((deployment.spec as { replicas: number }).replicas).toBe(3);
+    expect(container(deployment).args).toEqual(["--controllers=*", "--shard-ring=kube-loom", "--leader-elect-resource-namespace=kube-loom-shards"]);
+    expect(find(manifests, "PodDisruptionBudget", "kube-loom").spec).toEqual({ maxUnavailable: 1, selector: { matchLabels: { "app.kubernetes.io/name": "kube-loom" } } });
+    const role = find(manifests, "Role", "kube-loom-shard-ring");
+    expect(role.metadata.namespace).toBe("kube-loom-shards");
+    expect(find(manifests, "Namespace", "kube-loom-shards")).toBeDefined();
   });
 
   test("the service-account-credentials overlay binds each controller's role to the controller's own account", async () => {

@@ -1,12 +1,12 @@
 // Sharded mode (--shard-ring): several kube-loom processes act at once, each on the namespaces
 // whose slots it holds in the ring's table. Every replica has a client certificate of its own, so
 // the API server's audit log names the process behind every request; with the table's every
-// version in the log too (leases are logged with their response), each write to a namespaced
-// object can be checked against the table as it stood when the API server received the write:
+// version in the log too (Lease writes are logged with their body), each write can be checked
+// against the table as it stood when the API server received it (test/support/shard-audit.ts):
 // its author must have held the namespace then. The ring goes through kill -9, SIGTERM, a freeze
-// longer than the lease, and resizing from 3 to 5 to 2 members.
+// longer than the lease, resizing from 3 to 5 to 2 members, and a partition longer than the lease.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { KubeClient } from "../../pkg/kube/client.ts";
@@ -17,15 +17,23 @@ import type { ShardRingStatus } from "../../pkg/status/status-snapshot.ts";
 import { KUBERNETES_MINOR } from "../controlplane/binaries.ts";
 import { ControlPlane } from "../controlplane/control-plane.ts";
 import { apply, createNamespace, replicaSetManifest, waitForStatus } from "../replicaset/replicaset-fixture.ts";
+import { type AuditEvent, AuditLogReader } from "../support/audit-log.ts";
 import { waitUntil } from "../support/eventually.ts";
 import { buildKubeLoom, KubeLoomProcess } from "../support/kube-loom-binary.ts";
+import { ShardWriteCheck } from "../support/shard-audit.ts";
+import { TcpProxy } from "../support/tcp-proxy.ts";
 import { fastClient } from "./informer-fixtures.ts";
 
 const ring = "loom";
 const leaseDurationMs = 6000;
+const renewDeadlineMs = 4000;
 /** Short enough that a takeover after kill -9 takes seconds, valid by client-go's rules. */
-const ringFlags = [`--shard-ring=${ring}`, "--leader-elect-lease-duration=6s", "--leader-elect-renew-deadline=4s", "--leader-elect-retry-period=1s"];
-const writeVerbs = new Set(["create", "update", "patch", "delete", "deletecollection"]);
+const ringFlags = [
+  `--shard-ring=${ring}`,
+  `--leader-elect-lease-duration=${leaseDurationMs}ms`,
+  `--leader-elect-renew-deadline=${renewDeadlineMs}ms`,
+  "--leader-elect-retry-period=1s",
+];
 const namespaces = Array.from({ length: 12 }, (_, i) => `team-${i}`);
 
 let auditDir: string;
@@ -36,18 +44,18 @@ const processes = new Map<string, KubeLoomProcess>();
 
 beforeAll(async () => {
   auditDir = mkdtempSync(join(tmpdir(), "kube-loom-shard-audit-"));
+  auditLog = new AuditLogReader(join(auditDir, "audit.log"));
   // Every request when received; Leases also with their answer, so the table's every version is in the log.
   writeFileSync(
     join(auditDir, "policy.yaml"),
     [
       "apiVersion: audit.k8s.io/v1",
       "kind: Policy",
-      "omitStages: [ResponseStarted, Panic]",
+      "omitStages: [RequestReceived, ResponseStarted, Panic]",
       "rules:",
-      "  - level: RequestResponse",
+      "  - level: Request",
       "    resources: [{ group: coordination.k8s.io, resources: [leases] }]",
       "  - level: Metadata",
-      "    omitStages: [ResponseComplete]",
       "",
     ].join("\n"),
   );
@@ -68,63 +76,24 @@ afterAll(async () => {
 });
 
 afterEach(() => {
-  const violations = writesOutsideTheTable();
+  const violations: string[] = [];
+  new ShardWriteCheck({ namespace: "kube-system", name: ring }, [...processes.keys()], (evidence) => violations.push(evidence)).consume(auditEvents(), true);
   if (violations.length > 0) throw new Error(`writes by members not holding the namespace:\n${violations.slice(0, 20).join("\n")}`);
 });
 
-interface AuditEvent {
-  stage: "RequestReceived" | "ResponseComplete";
-  verb: string;
-  user: { username: string };
-  objectRef?: { resource?: string; namespace?: string; name?: string };
-  requestReceivedTimestamp: string;
-  stageTimestamp: string;
-  responseStatus?: { code?: number };
-  responseObject?: { metadata?: { name?: string; annotations?: Record<string, string> } };
-}
+let auditLog: AuditLogReader;
+const auditedSoFar: AuditEvent[] = [];
 
+/** Every request the audit log holds so far. */
 function auditEvents(): AuditEvent[] {
-  return readFileSync(join(auditDir, "audit.log"), "utf8")
-    .split("\n")
-    .filter((line) => line.startsWith("{"))
-    .map((line) => JSON.parse(line) as AuditEvent);
+  auditedSoFar.push(...auditLog.readNew());
+  return auditedSoFar;
 }
 
-/**
- * Each write to a namespaced object by a member, judged against the table's last version written
- * before the API server received it: the member Lease its author created must hold the namespace's slot.
- */
-function writesOutsideTheTable(): string[] {
-  const events = auditEvents();
-  const users = new Set([...processes.keys()]);
-  const memberOwner = new Map<string, string>();
-  const tables: { at: string; holders: SlotHolders }[] = [];
-  for (const event of events) {
-    if (event.objectRef?.resource !== "leases" || event.stage !== "ResponseComplete" || (event.responseStatus?.code ?? 500) >= 300) continue;
-    if (event.verb === "create" && event.objectRef.name !== ring) memberOwner.set(event.responseObject?.metadata?.name ?? "", event.user.username);
-    if ((event.verb === "create" || event.verb === "patch") && event.objectRef.name === ring) {
-      tables.push({ at: event.stageTimestamp, holders: decodeSlotTable(event.responseObject?.metadata?.annotations?.[slotTableAnnotation]) });
-    }
-  }
-  tables.sort((a, b) => a.at.localeCompare(b.at));
-  const violations: string[] = [];
-  for (const event of events) {
-    const { resource = "", namespace, name = "" } = event.objectRef ?? {};
-    if (event.stage !== "RequestReceived" || !users.has(event.user.username) || !writeVerbs.has(event.verb)) continue;
-    if (!namespace || resource === "leases" || resource === "events") continue;
-    const table = tables.filter((t) => t.at < event.requestReceivedTimestamp).at(-1);
-    const holder = table?.holders[namespaceSlot(namespace)];
-    const holderUser = holder === undefined ? undefined : memberOwner.get(holder);
-    if (holderUser !== event.user.username) {
-      violations.push(`${event.requestReceivedTimestamp} ${event.user.username} ${event.verb} ${resource} ${namespace}/${name}: the table said ${holder ?? "nobody"} (${holderUser ?? "?"})`);
-    }
-  }
-  return violations;
-}
-
-/** A ring member acting as `user` (a member of system:masters). */
-async function member(user: string): Promise<KubeLoomProcess> {
-  const kubeconfig = controlPlane.writeKubeconfig({ client: await controlPlane.issueClientCertificate({ user, groups: ["system:masters"] }) });
+/** A ring member acting as `user` (a member of system:masters), reaching the API server through `proxy` when given. */
+async function member(user: string, proxy?: TcpProxy): Promise<KubeLoomProcess> {
+  const client = await controlPlane.issueClientCertificate({ user, groups: ["system:masters"] });
+  const kubeconfig = controlPlane.writeKubeconfig({ client, ...(proxy ? { server: `https://127.0.0.1:${proxy.port}` } : {}) });
   const instance = await KubeLoomProcess.start({
     binary,
     kubeconfig,
@@ -146,9 +115,7 @@ async function table(): Promise<SlotHolders> {
 function membersByUser(): Map<string, string> {
   const owners = new Map<string, string>();
   for (const event of auditEvents()) {
-    if (event.objectRef?.resource === "leases" && event.verb === "create" && event.stage === "ResponseComplete" && event.objectRef.name !== ring) {
-      owners.set(event.responseObject?.metadata?.name ?? "", event.user.username);
-    }
+    if (event.resource === "leases" && event.verb === "create" && event.code < 300 && event.name !== undefined && event.name !== ring) owners.set(event.name, event.user);
   }
   return owners;
 }
@@ -190,7 +157,7 @@ async function holderOf(namespace: string): Promise<string> {
 
 describe("a shard ring of kube-loom replicas", () => {
   test("three members share the slots, and each namespace is written only by the member holding it", async () => {
-    await Promise.all(["member-a", "member-b", "member-c"].map(member));
+    await Promise.all(["member-a", "member-b", "member-c"].map((user) => member(user)));
     const holders = await settledAmong(["member-a", "member-b", "member-c"]);
     const owners = membersByUser();
     for (const user of ["member-a", "member-b", "member-c"]) {
@@ -207,6 +174,7 @@ describe("a shard ring of kube-loom replicas", () => {
     const metrics = await (await fetch(`${processes.get("member-a")!.url}/metrics`)).text();
     expect(metrics).toContain(`shard_ring_slots_held{ring="${ring}"} ${status.shardRing.held}`);
     expect(metrics).toContain(`shard_ring_members{ring="${ring}"} 3`);
+    expect(metrics).toContain(`shard_ring_member_slots{ring="${ring}",member="${status.shardRing.member}"} ${status.shardRing.held}`);
   }, 180_000);
 
   test("kill -9: the dead member's namespaces are acted on again within the lease duration and a retry", async () => {
@@ -225,7 +193,8 @@ describe("a shard ring of kube-loom replicas", () => {
     await reconcileEverywhere(3);
     console.log(`kill -9: a ReplicaSet in ${orphaned}, held by ${victim}, reconciled ${firstReconcileMs} ms after the kill (lease ${leaseDurationMs} ms)`);
     // The survivors declare it dead one lease duration after its last renewal; then a retry period, then the reconcile.
-    expect(firstReconcileMs).toBeLessThan(leaseDurationMs + 2000);
+    // The goal is the lease and 2 s (bench/cluster-scale.ts measures it); the margin here is for a loaded CI machine.
+    expect(firstReconcileMs).toBeLessThan(leaseDurationMs + 5000);
   }, 180_000);
 
   test("SIGTERM: the member hands its slots over before it exits", async () => {
@@ -257,7 +226,7 @@ describe("a shard ring of kube-loom replicas", () => {
   test("resizing from 3 to 5 to 2 members rebalances without restarts", async () => {
     await member("member-e");
     await settledAmong(["member-a", "member-b", "member-e"]);
-    await Promise.all(["member-f", "member-g"].map(member));
+    await Promise.all(["member-f", "member-g"].map((user) => member(user)));
     const five = ["member-a", "member-b", "member-e", "member-f", "member-g"];
     await settledAmong(five);
     await reconcileEverywhere(2);
@@ -267,5 +236,56 @@ describe("a shard ring of kube-loom replicas", () => {
     expect(processes.get("member-a")!.running).toBe(true);
     expect(processes.get("member-f")!.running).toBe(true);
     console.log(`resizing: ${round} rounds of ReplicaSet changes converged`);
+  }, 240_000);
+
+  test("a member partitioned past its lease stops at its renew deadline, the others take its slots, and it rejoins after the heal", async () => {
+    const url = new URL(controlPlane.server);
+    const proxy = await TcpProxy.start(url.hostname, Number(url.port));
+    try {
+      const partitioned = await member("member-h", proxy);
+      await settledAmong(["member-a", "member-f", "member-h"]);
+      await reconcileEverywhere(2);
+      const held = await table();
+      const hLease = [...membersByUser()].find(([, user]) => user === "member-h")?.[0];
+      const cutOff = Array.from({ length: 2000 }, (_, i) => `cut-off-${i}`).find((ns) => held[namespaceSlot(ns)] === hLease)!;
+      await createNamespace(admin, cutOff);
+
+      // Live connections dropped, new ones accepted and never answered: the member learns only from its timeouts.
+      proxy.pause("blackhole");
+      proxy.cutAll();
+      const cutAt = Date.now();
+      await apply(controlPlane, [replicaSetManifest({ name: "web", namespace: cutOff, replicas: 1 })]);
+      const stoppedActing = waitUntil(() => partitioned.logs().includes("left the shard ring; no longer acting on its namespaces"), "the partitioned member stopping", 30_000, 100).then(
+        () => Date.now() - cutAt,
+        () => Number.POSITIVE_INFINITY,
+      );
+      await waitForStatus(admin, cutOff, "web", { replicas: 1 }, 60_000);
+      const cutOffReconciledMs = Date.now() - cutAt;
+      await settledAmong(["member-a", "member-f"]);
+      const takenOverMs = Date.now() - cutAt;
+      const stoppedActingMs = await stoppedActing;
+      await reconcileEverywhere(3);
+      // Longer than the lease in all: the member must not come back before the others acted without it.
+      await Bun.sleep(Math.max(0, 2 * leaseDurationMs - (Date.now() - cutAt)));
+      const partitionMs = Date.now() - cutAt;
+
+      proxy.resume();
+      const healedAt = Date.now();
+      await settledAmong(["member-a", "member-f", "member-h"]);
+      const rejoinedMs = Date.now() - healedAt;
+      await reconcileEverywhere(2);
+      console.log(
+        `partition: member-h stopped acting ${stoppedActingMs} ms after the cut (renew deadline ${renewDeadlineMs} ms), a ReplicaSet in its namespace ${cutOff} reconciled ${cutOffReconciledMs} ms after the cut, ` +
+          `its slots all held by the others after ${takenOverMs} ms (lease ${leaseDurationMs} ms); healed after ${partitionMs} ms, a share again ${rejoinedMs} ms after the heal`,
+      );
+      expect(stoppedActingMs).toBeLessThan(renewDeadlineMs + 2000);
+      expect(takenOverMs).toBeGreaterThanOrEqual(leaseDurationMs - 2000);
+      expect(cutOffReconciledMs).toBeLessThan(leaseDurationMs + 4000);
+      expect(partitioned.running).toBe(true);
+    } finally {
+      proxy.resume();
+      await processes.get("member-h")?.stop("SIGTERM");
+      await proxy.stop();
+    }
   }, 240_000);
 });

@@ -25,6 +25,7 @@ export class FakeReplicaSetApi {
    */
   dropsTerminatingReplicas = false;
   private readonly heldBack: (() => void)[] = [];
+  private readonly lostAnswers: (FakeRequest & { applied: boolean; answer: "reset" | "busy" })[] = [];
   /** Pods as the server stores them, ahead of the watchers while events lag. */
   private readonly storedPods = new Map<string, Pod>();
   private nextPod = 0;
@@ -49,14 +50,37 @@ export class FakeReplicaSetApi {
     return this.requests.filter((request) => request.method === method && pathPattern.test(request.path)).length;
   }
 
+  /**
+   * The next request of `method` whose path matches gets no answer the client can use, after the
+   * write was carried out (`applied`) or before it got here: by default the client's fetch fails
+   * as a reset connection would; "busy" answers 503 with Retry-After, which the REST client waits
+   * out and sends again.
+   */
+  loseNextAnswer(method: string, pathPattern: RegExp, applied: boolean, answer: "reset" | "busy" = "reset"): void {
+    this.lostAnswers.push({ method, path: pathPattern.source, applied, answer });
+  }
+
   private async fetch(url: string, init: RequestInit): Promise<Response> {
     const method = init.method ?? "GET";
     const path = new URL(url).pathname;
     this.requests.push({ method, path });
+    const lostAt = this.lostAnswers.findIndex((loss) => loss.method === method && new RegExp(loss.path).test(path));
+    const [lost] = lostAt < 0 ? [] : this.lostAnswers.splice(lostAt, 1);
+    if (!lost) return this.answer(method, path, init);
+    if (lost.applied) await this.answer(method, path, init);
+    if (lost.answer === "busy") return new Response(JSON.stringify({ kind: "Status", code: 503, reason: "ServiceUnavailable" }), { status: 503, headers: { "Retry-After": "1" } });
+    throw new TypeError("The socket connection was closed unexpectedly");
+  }
+
+  private async answer(method: string, path: string, init: RequestInit): Promise<Response> {
     const body = init.body ? (JSON.parse(String(init.body)) as Record<string, unknown>) : undefined;
     const pods = /^\/api\/v1\/namespaces\/([^/]+)\/pods(?:\/([^/]+))?$/.exec(path);
     const replicaSet = /^\/apis\/apps\/v1\/namespaces\/([^/]+)\/replicasets\/([^/]+)(\/status)?$/.exec(path);
     if (pods && method === "POST" && body) return this.createPod(pods[1] ?? "", body as Pod);
+    if (pods && method === "GET" && pods[2]) {
+      const stored = this.storedPods.get(`${pods[1]}/${pods[2]}`);
+      return stored ? json(200, stored) : status(404, "NotFound");
+    }
     if (pods && method === "DELETE" && pods[2]) return this.deletePod(`${pods[1]}/${pods[2]}`);
     if (pods && method === "PATCH" && pods[2] && body) return this.patchOwnerReferences(`${pods[1]}/${pods[2]}`, body as Pod);
     if (replicaSet && method === "GET") {
@@ -79,7 +103,8 @@ export class FakeReplicaSetApi {
   }
 
   private createPod(namespace: string, pod: Pod): Response {
-    const name = `${pod.metadata?.generateName ?? ""}${(this.nextPod++).toString(36).padStart(5, "0")}`;
+    const name = pod.metadata?.name ?? `${pod.metadata?.generateName ?? ""}${(this.nextPod++).toString(36).padStart(5, "0")}`;
+    if (this.storedPods.has(`${namespace}/${name}`)) return status(409, "AlreadyExists");
     const stored: Pod = {
       ...pod,
       metadata: {
@@ -91,8 +116,7 @@ export class FakeReplicaSetApi {
         creationTimestamp: new Date().toISOString().replace(/\.\d{3}Z$/, "Z"),
       },
     };
-    const key = `${namespace}/${name}`;
-    this.storedPods.set(key, stored);
+    this.storedPods.set(`${namespace}/${name}`, stored);
     this.deliver(() => this.pods.create(stored));
     return json(201, stored);
   }

@@ -2,6 +2,7 @@
 // server (e.g. cut an informer's watch, cut a leader off from the apiserver, or make a big
 // LIST take longer than the client's timeout).
 import { createConnection, createServer, type Server, type Socket } from "node:net";
+import { listenOnEphemeralPort } from "../../pkg/testing/free-ports.ts";
 
 /** How pause() treats traffic: hang it like a network partition, or refuse it like a stopped server. */
 export type PauseMode = "blackhole" | "refuse";
@@ -33,14 +34,7 @@ export class TcpProxy {
   /** Listens on a free 127.0.0.1 port and forwards every connection to target. */
   static async start(targetHost: string, targetPort: number): Promise<TcpProxy> {
     const server = createServer({ pauseOnConnect: true });
-    const port = await new Promise<number>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(0, "127.0.0.1", () => {
-        const address = server.address();
-        if (address === null || typeof address === "string") reject(new Error("proxy socket has no TCP address"));
-        else resolve(address.port);
-      });
-    });
+    const port = await listenOnEphemeralPort(server);
     return new TcpProxy(server, port, targetHost, targetPort);
   }
 

@@ -1,7 +1,7 @@
-// kube-apiserver's audit log as the soak's record of who wrote what, and when, as the API
-// server saw it: the policy logs only the kube-loom replicas' writes (Lease writes with their
-// body, so the holder they claim is visible), and the reader hands over new events as the file grows.
-import { closeSync, existsSync, openSync, readSync, writeFileSync } from "node:fs";
+// kube-apiserver's audit log as the tests' record of who wrote what, and when, as the API server
+// saw it: the reader hands over the requests completed since its last call as the file grows,
+// with the parts of a Lease write's body that tell who it claims for (its holder, its annotations).
+import { closeSync, existsSync, openSync, readSync } from "node:fs";
 
 export interface AuditEvent {
   verb: string;
@@ -17,42 +17,8 @@ export interface AuditEvent {
   completedAtMicros: number;
   /** Lease writes only: spec.holderIdentity of the Lease sent. */
   holderIdentity?: string;
-}
-
-/**
- * The policy: Lease writes of `users` at Request level, their other writes (Events aside) at
- * Metadata, nothing else. `users` may include the workload's own user: its writes are evidence.
- */
-export function auditPolicyYaml(users: readonly string[]): string {
-  const userList = JSON.stringify(users);
-  return [
-    "apiVersion: audit.k8s.io/v1",
-    "kind: Policy",
-    "omitStages: [RequestReceived, ResponseStarted]",
-    "rules:",
-    "  - level: None",
-    "    verbs: [get, list, watch]",
-    "  - level: Request",
-    `    users: ${userList}`,
-    "    resources: [{ group: coordination.k8s.io, resources: [leases] }, { group: apps, resources: [replicasets] }]",
-    "  - level: RequestResponse",
-    `    users: ${userList}`,
-    "    verbs: [create]",
-    '    resources: [{ group: "", resources: [pods] }]',
-    "  - level: None",
-    '    resources: [{ group: "", resources: [events] }, { group: events.k8s.io, resources: [events] }]',
-    "  - level: Metadata",
-    `    users: ${userList}`,
-    "  - level: None",
-    "",
-  ].join("\n");
-}
-
-/** Writes the policy next to the log and returns the kube-apiserver flags that enable it. */
-export function auditApiserverArgs(policyPath: string, logPath: string, users: readonly string[]): string[] {
-  writeFileSync(policyPath, auditPolicyYaml(users));
-  // Blocking mode (the log backend's default, spelled out): a write is logged before it is answered.
-  return [`--audit-policy-file=${policyPath}`, `--audit-log-path=${logPath}`, "--audit-log-format=json", "--audit-log-mode=blocking"];
+  /** Writes logged with their body: metadata.annotations sent (a merge patch sends only those it changes). */
+  annotations?: Record<string, string>;
 }
 
 interface RawAuditEvent {
@@ -63,7 +29,7 @@ interface RawAuditEvent {
   responseStatus?: { code?: number };
   requestReceivedTimestamp?: string;
   stageTimestamp?: string;
-  requestObject?: { spec?: { holderIdentity?: string } };
+  requestObject?: { metadata?: { annotations?: Record<string, string> }; spec?: { holderIdentity?: string } };
 }
 
 /** Follows the audit log file: each call returns the complete events appended since the last call. */
@@ -132,6 +98,7 @@ export class AuditLogReader {
       receivedAtMicros,
       completedAtMicros,
       ...(raw.requestObject?.spec ? { holderIdentity: raw.requestObject.spec.holderIdentity ?? "" } : {}),
+      ...(raw.requestObject?.metadata?.annotations ? { annotations: raw.requestObject.metadata.annotations } : {}),
     };
   }
 }

@@ -1,0 +1,220 @@
+import { describe, expect, test } from "bun:test";
+import { FakeClock } from "../clock/fake-clock.ts";
+import { silentLogger } from "../log/logger.ts";
+import { namespaceSlot, slotCount } from "../sharding/slots.ts";
+import { MembershipLostError, type RingApi, type SlotTableVersion } from "./ring-api.ts";
+import { RingMember } from "./ring-member.ts";
+import { emptySlotTable, type SlotHolders } from "./slot-table.ts";
+
+/** The API server's part, in memory: Leases with resourceVersions, and the table's compare-and-swap. Tells every member of each change, as the ring's informer does. */
+class FakeRing implements RingApi {
+  private version = 0;
+  readonly leases = new Map<string, string>();
+  table: SlotTableVersion = { holders: emptySlotTable(), resourceVersion: "0" };
+  readonly watchers: RingMember[] = [];
+
+  private next(): string {
+    return String(++this.version);
+  }
+
+  private tell(): void {
+    for (const member of this.watchers) {
+      for (const [name, version] of this.leases) member.observeMember(name, version);
+      member.observeTable(this.table.holders, this.table.resourceVersion);
+    }
+  }
+
+  async createMember(name: string): Promise<string> {
+    const version = this.next();
+    this.leases.set(name, version);
+    this.tell();
+    return version;
+  }
+
+  async renewMember(name: string, resourceVersion: string): Promise<string> {
+    if (this.leases.get(name) !== resourceVersion) throw new MembershipLostError(name);
+    const version = this.next();
+    this.leases.set(name, version);
+    this.tell();
+    return version;
+  }
+
+  async deleteMember(name: string, resourceVersion: string | undefined): Promise<boolean> {
+    const current = this.leases.get(name);
+    if (current === undefined) return true;
+    if (resourceVersion !== undefined && current !== resourceVersion) return false;
+    this.leases.delete(name);
+    for (const member of this.watchers) member.memberDeleted(name);
+    return true;
+  }
+
+  async memberExists(name: string): Promise<boolean> {
+    return this.leases.has(name);
+  }
+
+  async readTable(): Promise<SlotTableVersion> {
+    return this.table;
+  }
+
+  async writeTable(holders: SlotHolders, resourceVersion: string): Promise<string | undefined> {
+    if (resourceVersion !== this.table.resourceVersion) return undefined;
+    this.table = { holders: [...holders], resourceVersion: this.next() };
+    this.tell();
+    return this.table.resourceVersion;
+  }
+}
+
+const lease = { leaseDurationMs: 6000, renewDeadlineMs: 4000, retryPeriodMs: 1000 };
+
+/** One member's way to the ring: every request fails while `cut` is set, as behind a broken network. */
+class Cable implements RingApi {
+  cut = false;
+  /** Table writes wait for this, as on a slow API server. */
+  tableWritesWait: Promise<void> = Promise.resolve();
+  constructor(private readonly ring: FakeRing) {}
+  private through<T>(call: () => Promise<T>): Promise<T> {
+    return this.cut ? Promise.reject(new Error("connection refused")) : call();
+  }
+  createMember = (name: string) => this.through(() => this.ring.createMember(name));
+  renewMember = (name: string, version: string) => this.through(() => this.ring.renewMember(name, version));
+  deleteMember = (name: string, version: string | undefined) => this.through(() => this.ring.deleteMember(name, version));
+  memberExists = (name: string) => this.through(() => this.ring.memberExists(name));
+  readTable = () => this.through(() => this.ring.readTable());
+  writeTable = (holders: SlotHolders, version: string) => this.through(async () => (await this.tableWritesWait, this.ring.writeTable(holders, version)));
+}
+
+function startMember(ring: FakeRing, clock: FakeClock, name: string, cached: () => boolean = () => true) {
+  let n = 0;
+  const cable = new Cable(ring);
+  const member = new RingMember({
+    api: cable,
+    ring: "loom",
+    identity: name,
+    ...lease,
+    drainTimeoutMs: 10_000,
+    cached,
+    logger: silentLogger,
+    clock,
+    suffix: () => `${name}-${n++}`,
+  });
+  ring.watchers.push(member);
+  const stop = new AbortController();
+  const running = member.run(stop.signal);
+  return { member, cable, stop: async () => (stop.abort(), await running) };
+}
+
+/** Slots that two members claim to act on at once: must stay empty. */
+function doubleHolders(members: RingMember[]): number[] {
+  const doubled: number[] = [];
+  for (let slot = 0; slot < slotCount; slot++) {
+    const namespace = namespaceOfSlot(slot);
+    if (members.filter((m) => m.holds(namespace)).length > 1) doubled.push(slot);
+  }
+  return doubled;
+}
+
+const namespacesBySlot = new Map<number, string>();
+for (let i = 0; namespacesBySlot.size < slotCount; i++) {
+  const slot = namespaceSlot(`ns-${i}`);
+  if (!namespacesBySlot.has(slot)) namespacesBySlot.set(slot, `ns-${i}`);
+}
+function namespaceOfSlot(slot: number): string {
+  return namespacesBySlot.get(slot)!;
+}
+
+async function advance(clock: FakeClock, ms: number, members: RingMember[]): Promise<void> {
+  for (let t = 0; t < ms; t += 100) {
+    await clock.advance(100);
+    expect(doubleHolders(members)).toEqual([]);
+  }
+}
+
+describe("shard ring member", () => {
+  test("alone, it takes every slot once its caches hold them, and acts everywhere", async () => {
+    const ring = new FakeRing();
+    const clock = new FakeClock();
+    let cached = false;
+    const a = startMember(ring, clock, "a", () => cached);
+    await advance(clock, 2000, [a.member]);
+    expect(a.member.verdict("team-a")).toBe("wait");
+    cached = true;
+    await advance(clock, 2000, [a.member]);
+    expect(a.member.status().held).toBe(slotCount);
+    expect(a.member.verdict("team-a")).toBe("act");
+    expect(a.member.holds("")).toBe(true);
+    await a.stop();
+  });
+
+  test("a join moves slots only after their holder let them go, and work in flight holds the handover back", async () => {
+    const ring = new FakeRing();
+    const clock = new FakeClock();
+    const a = startMember(ring, clock, "a");
+    await advance(clock, 2000, [a.member]);
+    // Work in flight in every slot: none can be handed over until it ends.
+    const ends = Array.from({ length: slotCount }, (_, slot) => a.member.begin(namespaceOfSlot(slot))!);
+    const b = startMember(ring, clock, "b");
+    const both = [a.member, b.member];
+    await advance(clock, 3000, both);
+    expect(b.member.status().held).toBe(0);
+    expect(a.member.status().draining).toBeGreaterThan(slotCount / 4);
+    for (const end of ends) end();
+    await advance(clock, 3000, both);
+    expect(a.member.status().held + b.member.status().held).toBe(slotCount);
+    expect(b.member.status().held).toBeGreaterThan(slotCount / 4);
+    await Promise.all([a.stop(), b.stop()]);
+  });
+
+  test("a member that cannot renew stops acting at its renew deadline, before the others take its slots at the lease's end", async () => {
+    const ring = new FakeRing();
+    const clock = new FakeClock();
+    const a = startMember(ring, clock, "a");
+    const b = startMember(ring, clock, "b");
+    const both = [a.member, b.member];
+    await advance(clock, 4000, both);
+    const aSlot = [...Array(slotCount).keys()].find((slot) => a.member.holds(namespaceOfSlot(slot)))!;
+    a.cable.cut = true;
+    await advance(clock, lease.renewDeadlineMs + 1000, both);
+    expect(a.member.holds(namespaceOfSlot(aSlot))).toBe(false);
+    await advance(clock, lease.leaseDurationMs, both);
+    expect(b.member.status().held).toBe(slotCount);
+    // Back on the network: its old Lease is gone, so it joins again under a new one and gets a share back.
+    a.cable.cut = false;
+    await advance(clock, 8000, both);
+    expect(a.member.status().member).not.toBe("loom-a-0");
+    expect(ring.leases.has("loom-a-0")).toBe(false);
+    expect(a.member.status().held).toBeGreaterThan(slotCount / 4);
+    await Promise.all([a.stop(), b.stop()]);
+  });
+
+  test("a step waiting on a slow table write does not hold the Lease's renewal back", async () => {
+    const ring = new FakeRing();
+    const clock = new FakeClock();
+    const a = startMember(ring, clock, "a");
+    await advance(clock, 2000, [a.member]);
+    let release!: () => void;
+    a.cable.tableWritesWait = new Promise((resolve) => (release = resolve));
+    const b = startMember(ring, clock, "b");
+    // a's step hands slots over and waits on the write far past the renew deadline; its renewals go on.
+    await advance(clock, 3 * lease.renewDeadlineMs, [a.member, b.member]);
+    expect(a.member.status().member).toBe("loom-a-0");
+    // Still renewed, so still acting on the slots it keeps.
+    expect([...Array(slotCount).keys()].some((slot) => a.member.holds(namespaceOfSlot(slot)))).toBe(true);
+    release();
+    await advance(clock, 3000, [a.member, b.member]);
+    expect(a.member.status().held + b.member.status().held).toBe(slotCount);
+    await Promise.all([a.stop(), b.stop()]);
+  });
+
+  test("leaving hands every slot over at once", async () => {
+    const ring = new FakeRing();
+    const clock = new FakeClock();
+    const a = startMember(ring, clock, "a");
+    const b = startMember(ring, clock, "b");
+    await advance(clock, 4000, [a.member, b.member]);
+    await b.stop();
+    expect(ring.leases.has(b.member.status().member)).toBe(false);
+    await advance(clock, 2000, [a.member]);
+    expect(a.member.status().held).toBe(slotCount);
+    await a.stop();
+  });
+});
