@@ -7,16 +7,17 @@ import { type ManagerProcess, peakRssWhile } from "./manager-process.ts";
 
 export async function measureIdle(ctx: BenchContext, who: Measured, managers: readonly ManagerProcess[]): Promise<void> {
   await Promise.all(managers.map((manager) => manager.settle(settleMinMs, settleMaxMs)));
-  const cpuBefore = managers.map((manager) => cpuSeconds(manager.pid));
   const window = Bun.sleep(ctx.idleSeconds * 1000);
-  const peaks = await Promise.all(managers.map((manager) => peakRssWhile(manager.pid, 1000, window)));
-  managers.forEach((manager, i) => {
-    const cpuPerMinute = ((cpuSeconds(manager.pid) - (cpuBefore[i] as number)) / ctx.idleSeconds) * 60;
-    const peakMiB = (peaks[i] as { peakMiB: number }).peakMiB;
-    const received = manager.bytesReceived / 2 ** 20;
-    ctx.samples.record("idle rss", who, peakMiB);
-    ctx.samples.record("idle cpu", who, cpuPerMinute);
-    ctx.samples.record("received to idle", who, received);
-    ctx.progress(`${who} (pid ${manager.pid}): idle ${cpuPerMinute.toFixed(2)} CPU s/min, RSS ≤ ${peakMiB.toFixed(0)} MiB over ${ctx.idleSeconds} s; received ${received.toFixed(1)} MiB since exec`);
-  });
+  await Promise.all(
+    managers.map(async (manager) => {
+      const cpuBefore = cpuSeconds(manager.pid);
+      const { peakMiB } = await peakRssWhile(manager.pid, 1000, window);
+      const cpuPerMinute = ((cpuSeconds(manager.pid) - cpuBefore) / ctx.idleSeconds) * 60;
+      const received = manager.bytesReceived / 2 ** 20;
+      ctx.samples.record("idle rss", who, peakMiB);
+      ctx.samples.record("idle cpu", who, cpuPerMinute);
+      ctx.samples.record("received to idle", who, received);
+      ctx.progress(`${who} (pid ${manager.pid}): idle ${cpuPerMinute.toFixed(2)} CPU s/min, RSS ≤ ${peakMiB.toFixed(0)} MiB over ${ctx.idleSeconds} s; received ${received.toFixed(1)} MiB since exec`);
+    }),
+  );
 }
