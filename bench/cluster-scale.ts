@@ -10,11 +10,21 @@
 //   4. every ReplicaSet +10 %, then back: from the writes until every status shows the new size
 //   5. a restart (SIGTERM, fresh process): Pods created or deleted across it (must be 0)
 //   6. leader failover to a standby, kill -9 and SIGTERM: to the Lease and to the new leader's first Pod
+// With --shards N, each round also runs N kube-loom replicas as one shard ring (ring-round.ts):
+// idle RSS and CPU per replica, the burst, kill -9 of one, and joins; first with kube-apiserver
+// filtering by shard (feature gate ShardedListAndWatch on), then, with the control plane started
+// again over the same etcd data and the gate off, with each replica filtering (--shard-filters).
+// Sharding is by namespace, so use many, named to spread over the ring's slots (shape.ts):
+// --namespaces 100 --namespace-suffix=-app.
+// Every manager process reaches kube-apiserver through a proxy of its own that counts the bytes
+// it received (manager-process.ts says why not /proc/<pid>/io).
 // The cluster is seeded through the API (no kubelet: Pods are created as the ReplicaSet controller
 // creates them, then made Running and Ready through their status). Develop at a small scale:
 //   bun bench/cluster-scale.ts --pods 5000 --replica-sets 100 --configmap-owners 100 --idle-seconds 30 --rounds 1
-//   bun bench/cluster-scale.ts [--pods 100000] [--replica-sets 1000] [--namespaces 10] [--configmap-owners 1000]
-//     [--dependents 10] [--rounds 3] [--idle-seconds 120] [--log-dir DIR] [--no-failover] [--state-dir DIR]
+//   bun bench/cluster-scale.ts --pods 5000 --replica-sets 100 --namespaces 50 --namespace-suffix=-app --configmap-owners 100 --idle-seconds 30 --rounds 1 --shards 3
+//   bun bench/cluster-scale.ts [--pods 100000] [--replica-sets 1000] [--namespaces 10] [--namespace-suffix ""] [--configmap-owners 1000]
+//     [--dependents 10] [--rounds 3] [--idle-seconds 120] [--log-dir DIR] [--no-failover] [--no-relist] [--state-dir DIR]
+//     [--shards 0] [--shard-filters server,client]
 // --state-dir keeps etcd's data (and the control plane's folder) there after the run, and a later
 // run with the same shape and folder starts from it instead of seeding again (half an hour at
 // 100,000 Pods on a busy 2-core machine).
@@ -23,15 +33,20 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { loadClientConfig } from "../pkg/kube/client-config.ts";
 import { createKubeClient, type KubeClient } from "../pkg/kube/client.ts";
+import { createOwnedTempDir } from "../pkg/testing/owned-temp-dir.ts";
 import { ControlPlane } from "../test/controlplane/control-plane.ts";
 import { buildKubeLoom } from "../test/support/kube-loom-binary.ts";
 import { type Comparison, mebibytes, printComparison, seconds } from "./comparison.ts";
 import { buildPeerProcesses, comparisonOf, type PeerProcess, type System } from "./peer-processes.ts";
 import { Samples } from "./statistics.ts";
-import { type BenchContext, startManager, syncTimeoutMs } from "./cluster-scale/context.ts";
+import { scaleAll } from "./cluster-scale/burst.ts";
+import { type BenchContext, type Measured, startManager, syncTimeoutMs } from "./cluster-scale/context.ts";
 import { measureFailover } from "./cluster-scale/failover.ts";
 import { ReplicaSetConvergence } from "./cluster-scale/replicaset-convergence.ts";
-import { measureRound, scaleAll } from "./cluster-scale/round.ts";
+import { printRingResults } from "./cluster-scale/ring-results.ts";
+import { measureRing } from "./cluster-scale/ring-round.ts";
+import { apiserverFilterArgs, ringVariant, type ShardFilter } from "./cluster-scale/ring-variant.ts";
+import { measureRound } from "./cluster-scale/round.ts";
 import { seedCluster, type SeedTimes } from "./cluster-scale/seed.ts";
 import { type ClusterShape, namespaceNames, podsPerReplicaSet, validateShape } from "./cluster-scale/shape.ts";
 
@@ -43,13 +58,17 @@ const { values } = parseArgs({
     pods: { type: "string", default: "100000" },
     "replica-sets": { type: "string", default: "1000" },
     namespaces: { type: "string", default: "10" },
+    "namespace-suffix": { type: "string", default: "" },
     "configmap-owners": { type: "string", default: "1000" },
     dependents: { type: "string", default: "10" },
     rounds: { type: "string", default: "3" },
     "idle-seconds": { type: "string", default: "120" },
     "log-dir": { type: "string" },
     "no-failover": { type: "boolean", default: false },
+    "no-relist": { type: "boolean", default: false },
     "state-dir": { type: "string" },
+    shards: { type: "string", default: "0" },
+    "shard-filters": { type: "string", default: "server,client" },
   },
 });
 
@@ -59,17 +78,23 @@ const shape = validateShape({
   namespaces: Number(values.namespaces),
   configMapOwners: Number(values["configmap-owners"]),
   dependentsPerOwner: Number(values.dependents),
+  namespaceSuffix: values["namespace-suffix"] ?? "",
 });
 // --rounds 0 seeds the cluster (into --state-dir, to be reused) and measures nothing.
 const rounds = wholeNumber("--rounds", values.rounds, 0);
 const idleSeconds = wholeNumber("--idle-seconds", values["idle-seconds"], 1);
+const shards = wholeNumber("--shards", values.shards, 0);
+// The rings' filters in the order measured; the first one's control plane also serves the singletons.
+const filters = shards === 0 ? [] : shardFilters(values["shard-filters"] ?? "");
 const progress = (line: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
+// A second control plane start (the other filter) needs etcd's data to outlive the first.
+const stateDir = values["state-dir"] ?? (filters.length > 1 ? createOwnedTempDir() : undefined);
 
-const [controlPlane, builtPeers] = await Promise.all([
-  // kube-apiserver fills its watch cache with every Pod before it is ready: minutes on a busy machine.
-  ControlPlane.start({ extraApiserverArgs: apiserverArgs(), startTimeoutMs: 600_000, ...(values["state-dir"] ? { dir: values["state-dir"] } : {}) }),
+const [firstControlPlane, builtPeers] = await Promise.all([
+  startControlPlane(filters[0]),
   buildPeerProcesses({ "kube-controller-manager": "replicaset-controller,garbage-collector-controller", "kube-loom": "replicaset,garbagecollector" }),
 ]);
+let controlPlane = firstControlPlane;
 // A signal still stops the control plane and removes its folder (the exit handlers do both).
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => process.exit(130));
 const logDir = values["log-dir"] ?? join(controlPlane.dir, "logs");
@@ -78,47 +103,78 @@ const peers = await withPrivateKubeLoom(builtPeers, controlPlane.dir);
 progress(`control plane in ${controlPlane.dir}, controller logs in ${logDir}`);
 
 try {
-  // The benchmark's own client has no rate limit: the API server is what should limit seeding and bursts.
-  const client = await createKubeClient(loadClientConfig({ kubeconfig: controlPlane.kubeconfigPath }), { qps: 0, burst: 0, timeoutMs: 120_000 });
   const ctx: BenchContext = {
     controlPlane,
-    client,
+    client: await benchClient(controlPlane),
     shape,
     clientFlags: [`--kube-api-qps=${qps}`, `--kube-api-burst=${burst}`],
     idleSeconds,
     logDir,
-    samples: new Samples<System>(),
+    samples: new Samples<Measured>(),
     progress,
     runId: Date.now().toString(36).slice(-5),
   };
   const seeding = await seedOnce(ctx);
   progress(`etcd database after seeding: ${await etcdDatabaseMiB(controlPlane.etcdUrl)} MiB`);
   await settleStatuses(ctx, peers);
+  const kubeLoom = peers.find((peer) => peer.system === "kube-loom") as PeerProcess;
   for (let round = 1; round <= rounds; round++) {
     // Interleaved, and each system goes first every other round.
     const order = round % 2 === 1 ? peers : [...peers].reverse();
-    for (const peer of order) await measureRound(ctx, peer, round);
+    for (const peer of order) await measureRound(ctx, peer, round, { relist: !values["no-relist"] });
+    if (filters[0]) await measureRing(ctx, kubeLoom, filters[0], shards, round);
     if (values["no-failover"]) continue;
     for (const signal of ["SIGKILL", "SIGTERM"] as const) {
       for (const peer of order) await measureFailover(ctx, peer, signal, round);
     }
   }
+  for (const filter of rounds > 0 ? filters.slice(1) : []) {
+    await controlPlane.stop();
+    controlPlane = ctx.controlPlane = await startControlPlane(filter);
+    ctx.client = await benchClient(controlPlane);
+    for (let round = 1; round <= rounds; round++) await measureRing(ctx, kubeLoom, filter, shards, round);
+  }
   progress(`etcd database at the end: ${await etcdDatabaseMiB(controlPlane.etcdUrl)} MiB (quota 2048 MiB)`);
   if (rounds > 0) printResults(ctx, seeding);
+  if (rounds > 0 && filters.length > 0) printRingResults(ctx, filters.map(ringVariant), shards);
 } finally {
   await controlPlane.stop();
+}
+
+/**
+ * etcd and kube-apiserver, the gate set for `filter` (unset without a ring). kube-apiserver fills
+ * its watch cache with every Pod before it is ready: minutes on a busy machine.
+ */
+function startControlPlane(filter: ShardFilter | undefined): Promise<ControlPlane> {
+  const extraApiserverArgs = filter ? apiserverFilterArgs(filter) : [];
+  progress(`starting the control plane${filter ? ` (${extraApiserverArgs.join(" ")})` : ""}`);
+  return ControlPlane.start({ extraApiserverArgs, startTimeoutMs: 600_000, ...(stateDir ? { dir: stateDir } : {}) });
+}
+
+/** The benchmark's own client has no rate limit: the API server is what should limit seeding and bursts. */
+function benchClient(plane: ControlPlane): Promise<KubeClient> {
+  return createKubeClient(loadClientConfig({ kubeconfig: plane.kubeconfigPath }), { qps: 0, burst: 0, timeoutMs: 120_000 });
+}
+
+function shardFilters(text: string): ShardFilter[] {
+  const list = text.split(",").filter((word) => word !== "");
+  for (const word of list) if (word !== "server" && word !== "client") throw new Error(`--shard-filters ${text}: expected server and/or client, comma-separated`);
+  if (list.length === 0) throw new Error("--shard-filters: expected server and/or client");
+  return list as ShardFilter[];
 }
 
 /** Seeds the cluster, unless the state folder holds one of this shape already; returns how long seeding took. */
 async function seedOnce(ctx: BenchContext): Promise<SeedTimes> {
   const marker = join(ctx.controlPlane.dir, "cluster-scale-seed.json");
   if (existsSync(marker)) {
-    const seeded = JSON.parse(readFileSync(marker, "utf8")) as { shape: ClusterShape; times: SeedTimes };
-    if (JSON.stringify(seeded.shape) === JSON.stringify(ctx.shape)) {
+    const seeded = JSON.parse(readFileSync(marker, "utf8")) as { shape: Partial<ClusterShape>; times: SeedTimes };
+    // Fields added since, at the value the seed was made with.
+    const shape: ClusterShape = { ...ctx.shape, namespaceSuffix: "", ...seeded.shape };
+    if (JSON.stringify(shape) === JSON.stringify(ctx.shape)) {
       progress(`cluster already seeded in ${ctx.controlPlane.dir}; not seeding again`);
       return seeded.times;
     }
-    throw new Error(`--state-dir ${ctx.controlPlane.dir} holds a cluster of another shape (${JSON.stringify(seeded.shape)}); expected ${JSON.stringify(ctx.shape)} or an empty folder`);
+    throw new Error(`--state-dir ${ctx.controlPlane.dir} holds a cluster of another shape (${JSON.stringify(shape)}); expected ${JSON.stringify(ctx.shape)} or an empty folder`);
   }
   const times = await seedCluster(ctx.client, ctx.shape, progress);
   writeFileSync(marker, JSON.stringify({ shape: ctx.shape, times }));
@@ -149,11 +205,6 @@ async function etcdDatabaseMiB(etcdUrl: string): Promise<string> {
   return (bytes / 2 ** 20).toFixed(0);
 }
 
-/** What kube-apiserver needs beyond the test defaults to hold this cluster (none so far; see bench/README.md). */
-function apiserverArgs(): string[] {
-  return [];
-}
-
 /**
  * Lets kube-controller-manager write every seeded ReplicaSet's status once (not measured), so
  * no round starts with 1,000 status writes the seeding left to do.
@@ -162,7 +213,7 @@ async function settleStatuses(ctx: BenchContext, all: PeerProcess[]): Promise<vo
   const upstream = all.find((peer) => peer.system === "kube-controller-manager") as PeerProcess;
   const seeded = new Set(namespaceNames(ctx.shape));
   const tracker = await ReplicaSetConvergence.start(ctx.client, (rs) => seeded.has(rs.metadata?.namespace ?? ""));
-  const manager = startManager(ctx, upstream, `status-warm-up-${ctx.runId}`);
+  const manager = await startManager(ctx, upstream, `status-warm-up-${ctx.runId}`);
   try {
     const started = performance.now();
     // A run stopped in the middle of a burst leaves the ReplicaSets bigger.

@@ -50,8 +50,11 @@ function peerProcesses(executables: Executables, controllers: Record<System, str
   ];
 }
 
-/** One table row from the samples of `figure`: both systems, and the limit where one was measured. */
-export function comparisonOf(samples: Samples<System | "limit">, scenario: string, figure: string, extra: Partial<Comparison> = {}): Comparison {
+/**
+ * One table row from the samples of `figure`: both systems, and the limit where one was measured.
+ * `samples` may hold figures of others too (a shard ring's), which the row leaves out.
+ */
+export function comparisonOf(samples: Samples<string>, scenario: string, figure: string, extra: Partial<Comparison> = {}): Comparison {
   const limit = samples.of(figure, "limit");
   return {
     scenario,

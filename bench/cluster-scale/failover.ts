@@ -23,7 +23,7 @@ export async function measureFailover(ctx: BenchContext, peer: PeerProcess, sign
   const electionFlags = ["--leader-elect=true", `--leader-elect-resource-name=${lease}`];
   const leader = await startLeader(ctx, peer, run, electionFlags);
   const firstHolder = await holderOf(ctx.client, lease);
-  const standby = startManager(ctx, peer, `${run}-standby`, electionFlags);
+  const standby = await startManager(ctx, peer, `${run}-standby`, electionFlags);
   try {
     // A standby that fills its caches before it leads has done so once it is quiet.
     await standby.settle(5_000, syncTimeoutMs);
@@ -53,7 +53,7 @@ export async function measureFailover(ctx: BenchContext, peer: PeerProcess, sign
 async function startLeader(ctx: BenchContext, peer: PeerProcess, run: string, electionFlags: string[]): Promise<ManagerProcess> {
   const firstPod = await firstPodCreated(ctx.client, probeNamespace, `app=${run}`, syncTimeoutMs);
   await ctx.client.dynamic.resource<ReplicaSet>(resources.replicaSets, probeNamespace).create(replicaSetManifest({ name: run, namespace: probeNamespace, replicas: 1 }));
-  const leader = startManager(ctx, peer, `${run}-leader`, electionFlags);
+  const leader = await startManager(ctx, peer, `${run}-leader`, electionFlags);
   try {
     await leader.unlessExited(firstPod.at);
     await leader.settle(1_000, settleMaxMs);

@@ -1,7 +1,7 @@
 // The benchmark's own view of the cluster, independent of both controller managers: a watch on a
 // resource in every namespace from a known resourceVersion, resumed where it stopped when the API
 // server ends it (a 410 fails it: its counts would be incomplete). On top: counting what changed
-// in a window, and waiting for the first Pod of a ReplicaSet.
+// in a window, and waiting for the first Pod of a ReplicaSet or of each of some namespaces.
 import type { KubeClient } from "../../pkg/kube/client.ts";
 import { resources, type ResourceType } from "../../pkg/kube/gvr.ts";
 import type { KubeObject, WatchEventType } from "../../pkg/kube/objects.ts";
@@ -117,4 +117,26 @@ export async function firstPodCreated(client: KubeClient, namespace: string, lab
     return events.close();
   };
   return { at, close };
+}
+
+/** performance.now() of the first Pod created from now on in each of `namespaces`; `all` resolves once every one has had one. */
+export async function firstPodPerNamespace(client: KubeClient, namespaces: readonly string[], timeoutMs: number): Promise<{ all: Promise<Map<string, number>>; close(): Promise<void> }> {
+  const first = new Map<string, number>();
+  const done = Promise.withResolvers<Map<string, number>>();
+  const waiting = new Set(namespaces);
+  if (waiting.size === 0) done.resolve(first);
+  const events = await ResourceEvents.follow(client, resources.pods, {}, (type, pod) => {
+    const namespace = pod.metadata?.namespace ?? "";
+    if (type !== "ADDED" || !waiting.delete(namespace)) return;
+    first.set(namespace, performance.now());
+    if (waiting.size === 0) done.resolve(first);
+  });
+  const timer = setTimeout(() => done.reject(new Error(`no new Pod within ${timeoutMs} ms in ${[...waiting].join(", ")}`)), timeoutMs);
+  const all = done.promise.finally(() => clearTimeout(timer));
+  all.catch(() => undefined);
+  const close = () => {
+    clearTimeout(timer);
+    return events.close();
+  };
+  return { all, close };
 }

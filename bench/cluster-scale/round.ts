@@ -3,24 +3,25 @@
 // burst, forced relist.
 import { resources } from "../../pkg/kube/gvr.ts";
 import { type ReplicaSet, replicaSetManifest } from "../../test/replicaset/replicaset-fixture.ts";
-import { inParallel } from "../../test/integration/informer-fixtures.ts";
 import type { PeerProcess } from "../peer-processes.ts";
 import { cpuSeconds, waitForQuiet } from "../process-usage.ts";
+import { measureBurst } from "./burst.ts";
 import { type BenchContext, settleMaxMs, settleMinMs, startManager, syncTimeoutMs, tagOf } from "./context.ts";
 import { restartApiserverExpiringWatches } from "./forced-relist.ts";
+import { measureIdle } from "./idle.ts";
 import { type ManagerProcess, peakRssWhile } from "./manager-process.ts";
-import { ReplicaSetConvergence } from "./replicaset-convergence.ts";
 import { ChangeCounter, firstPodCreated } from "./resource-events.ts";
-import { namespaceNames, podsPerReplicaSet, probeNamespace, replicaSetAt } from "./shape.ts";
+import { namespaceNames, probeNamespace, replicaSetAt } from "./shape.ts";
 
-export async function measureRound(ctx: BenchContext, peer: PeerProcess, round: number): Promise<void> {
+/** `relist`: end with the forced relist, which restarts kube-apiserver (minutes at 100,000 Pods). */
+export async function measureRound(ctx: BenchContext, peer: PeerProcess, round: number, steps: { relist: boolean }): Promise<void> {
   let manager = await startWithNewReplicaSet(ctx, peer, round);
   try {
     await measureLiveChange(ctx, manager);
-    await measureIdle(ctx, manager);
+    await measureIdle(ctx, peer.system, [manager]);
     manager = await measureRestart(ctx, peer, manager, round);
-    await measureBurst(ctx, manager);
-    await measureForcedRelist(ctx, manager);
+    await measureBurst(ctx, peer.system, [manager]);
+    if (steps.relist) await measureForcedRelist(ctx, manager);
   } finally {
     await manager.stop();
   }
@@ -34,7 +35,7 @@ async function startWithNewReplicaSet(ctx: BenchContext, peer: PeerProcess, roun
   // What the manager's lists and streams cost the API server: its CPU from exec until the monitors synced.
   const apiserverPid = ctx.controlPlane.pids.at(-1) ?? 0;
   const apiserverCpuBefore = cpuSeconds(apiserverPid);
-  const manager = startManager(ctx, peer, `${tagOf(peer.system)}-${round}-start-${ctx.runId}`);
+  const manager = await startManager(ctx, peer, `${tagOf(peer.system)}-${round}-start-${ctx.runId}`);
   try {
     const firstPodSeconds = ((await manager.unlessExited(firstPod.at)) - manager.execAt) / 1000;
     const syncedSeconds = await manager.monitorsSyncedAfter(syncTimeoutMs);
@@ -75,17 +76,6 @@ async function measureLiveChange(ctx: BenchContext, manager: ManagerProcess): Pr
   }
 }
 
-/** Figures 2 (idle RSS) and 3 (idle CPU). */
-async function measureIdle(ctx: BenchContext, manager: ManagerProcess): Promise<void> {
-  await manager.settle(settleMinMs, settleMaxMs);
-  const cpuBefore = cpuSeconds(manager.pid);
-  const { peakMiB } = await peakRssWhile(manager.pid, 1000, Bun.sleep(ctx.idleSeconds * 1000));
-  const cpuPerMinute = ((cpuSeconds(manager.pid) - cpuBefore) / ctx.idleSeconds) * 60;
-  ctx.samples.record("idle rss", manager.system, peakMiB);
-  ctx.samples.record("idle cpu", manager.system, cpuPerMinute);
-  ctx.progress(`${manager.system}: idle ${cpuPerMinute.toFixed(2)} CPU s/min, RSS ≤ ${peakMiB.toFixed(0)} MiB over ${ctx.idleSeconds} s`);
-}
-
 /**
  * Figure 5: SIGTERM, then a fresh process, with every Pod creation and deletion and every
  * ReplicaSet update in the seeded namespaces counted from before the stop until the new process
@@ -97,7 +87,7 @@ async function measureRestart(ctx: BenchContext, peer: PeerProcess, previous: Ma
   const pods = await ChangeCounter.start(ctx.client, resources.pods, inSeeded);
   const replicaSets = await ChangeCounter.start(ctx.client, resources.replicaSets, inSeeded);
   await previous.stop("SIGTERM");
-  const manager = startManager(ctx, peer, `${tagOf(peer.system)}-${round}-restart-${ctx.runId}`);
+  const manager = await startManager(ctx, peer, `${tagOf(peer.system)}-${round}-restart-${ctx.runId}`);
   try {
     const syncedSeconds = await manager.monitorsSyncedAfter(syncTimeoutMs);
     await manager.settle(settleMinMs, settleMaxMs);
@@ -116,49 +106,6 @@ async function measureRestart(ctx: BenchContext, peer: PeerProcess, previous: Ma
     await manager.stop();
     throw err;
   }
-}
-
-/**
- * Figure 4: every ReplicaSet +10 %, then back, each timed from the first write until every
- * ReplicaSet's status shows the new size. The writes go out together through the benchmark's
- * own client; the Pods created and deleted are counted, and must be exactly the difference.
- */
-async function measureBurst(ctx: BenchContext, manager: ManagerProcess): Promise<void> {
-  const seeded = new Set(namespaceNames(ctx.shape));
-  const tracker = await ReplicaSetConvergence.start(ctx.client, (rs) => seeded.has(rs.metadata?.namespace ?? ""));
-  const base = podsPerReplicaSet(ctx.shape);
-  try {
-    for (const [direction, size] of [["up", base + Math.round(base / 10)], ["down", base]] as const) {
-      const pods = await ChangeCounter.start(ctx.client, resources.pods, (pod) => seeded.has(pod.metadata?.namespace ?? ""));
-      await waitForQuiet([...ctx.controlPlane.pids, manager.pid]);
-      const cpuBefore = cpuSeconds(manager.pid);
-      const converged = tracker.convergedOn(() => size, syncTimeoutMs);
-      const started = performance.now();
-      await scaleAll(ctx, size);
-      const writesSeconds = (performance.now() - started) / 1000;
-      const seconds = ((await converged) - started) / 1000;
-      const cpu = cpuSeconds(manager.pid) - cpuBefore;
-      const changes = await pods.close();
-      ctx.samples.record(`burst ${direction}`, manager.system, seconds);
-      ctx.samples.record(`burst ${direction} cpu`, manager.system, cpu);
-      ctx.samples.record(`burst ${direction} writes`, manager.system, writesSeconds);
-      ctx.samples.record(`burst ${direction} pods`, manager.system, changes.created + changes.deleted);
-      ctx.progress(
-        `${manager.system}: burst ${direction} to ${size} per ReplicaSet in ${seconds.toFixed(2)} s (writes ${writesSeconds.toFixed(2)} s, controller CPU ${cpu.toFixed(2)} s); ` +
-          `Pods created ${changes.created}, deleted ${changes.deleted}`,
-      );
-    }
-  } finally {
-    await tracker.close();
-  }
-}
-
-export async function scaleAll(ctx: BenchContext, replicas: number): Promise<void> {
-  const indices = Array.from({ length: ctx.shape.replicaSets }, (_, i) => i);
-  await inParallel(indices, 100, async (i) => {
-    const { namespace, name } = replicaSetAt(ctx.shape, i);
-    await ctx.client.dynamic.resource<ReplicaSet>(resources.replicaSets, namespace).patch(name, { spec: { replicas } }, "merge");
-  });
 }
 
 /**

@@ -1,6 +1,9 @@
 // The cluster the scale benchmark builds: how many of each object, and what everything is called.
 // ReplicaSets are spread evenly over the namespaces, each with the same number of Pods; the
-// garbage collector's ConfigMap trees are spread the same way.
+// garbage collector's ConfigMap trees are spread the same way. Namespaces are scale-<i><suffix>:
+// a shard ring's slot is the top byte of the name's FNV-1a hash, which the last characters
+// barely change, so scale-0 … scale-99 all fall into 2 of the 256 slots (one replica would hold
+// 90 of them); a suffix after the number (e.g. "-app": 87 slots) spreads them.
 
 export interface ClusterShape {
   pods: number;
@@ -10,12 +13,18 @@ export interface ClusterShape {
   configMapOwners: number;
   /** ConfigMaps owned by each root. */
   dependentsPerOwner: number;
+  /** After each namespace's number; "" in the seeds made before it existed. */
+  namespaceSuffix: string;
 }
 
 export const probeNamespace = "probe";
 
 export function namespaceNames(shape: ClusterShape): string[] {
-  return Array.from({ length: shape.namespaces }, (_, i) => `scale-${i}`);
+  return Array.from({ length: shape.namespaces }, (_, i) => namespaceAt(shape, i));
+}
+
+function namespaceAt(shape: ClusterShape, i: number): string {
+  return `scale-${i % shape.namespaces}${shape.namespaceSuffix}`;
 }
 
 export function podsPerReplicaSet(shape: ClusterShape): number {
@@ -24,20 +33,22 @@ export function podsPerReplicaSet(shape: ClusterShape): number {
 
 /** Where the i-th ReplicaSet (or ConfigMap tree) lives and what it is called. */
 export function replicaSetAt(shape: ClusterShape, i: number): { namespace: string; name: string } {
-  return { namespace: `scale-${i % shape.namespaces}`, name: `rs-${i}` };
+  return { namespace: namespaceAt(shape, i), name: `rs-${i}` };
 }
 
 export function configMapOwnerAt(shape: ClusterShape, i: number): { namespace: string; name: string } {
-  return { namespace: `scale-${i % shape.namespaces}`, name: `owner-${i}` };
+  return { namespace: namespaceAt(shape, i), name: `owner-${i}` };
 }
 
 /** Rejects shapes the benchmark cannot build evenly, naming the bad value. */
 export function validateShape(shape: ClusterShape): ClusterShape {
   for (const [field, value] of Object.entries(shape)) {
+    if (field === "namespaceSuffix") continue;
     if (!Number.isSafeInteger(value) || value < 0) throw new Error(`--${field}: ${value} is not a whole number ≥ 0`);
   }
   if (shape.replicaSets < 1 || shape.namespaces < 1) throw new Error(`--replicaSets and --namespaces must be ≥ 1 (got ${shape.replicaSets}, ${shape.namespaces})`);
   if (shape.pods % shape.replicaSets !== 0) throw new Error(`--pods ${shape.pods}: expected a multiple of --replicaSets ${shape.replicaSets}`);
+  if (!/^[-a-z0-9]*$/.test(shape.namespaceSuffix)) throw new Error(`--namespace-suffix ${shape.namespaceSuffix}: expected lowercase letters, digits and "-"`);
   if (podsPerReplicaSet(shape) < 10) throw new Error(`--pods ${shape.pods}: expected at least 10 Pods per ReplicaSet, so that +10 % adds one`);
   return shape;
 }
