@@ -205,6 +205,22 @@ describe("shard ring member", () => {
     await Promise.all([a.stop(), b.stop()]);
   });
 
+  test("members started together never cache the whole hash space: a new member watches the ring for two retry periods first", async () => {
+    const ring = new FakeRing();
+    const clock = new FakeClock();
+    const a = startMember(ring, clock, "a");
+    await clock.advance(500);
+    const b = startMember(ring, clock, "b");
+    let widest = 0;
+    for (let t = 0; t < 6000; t += 100) {
+      await clock.advance(100);
+      for (const member of [a.member, b.member]) widest = Math.max(widest, member.cacheShare.ranges().reduce((sum, r) => sum + Number((r.end - r.start) >> 56n), 0));
+    }
+    expect(widest).toBeLessThan(slotCount);
+    expect(a.member.status().held + b.member.status().held).toBe(slotCount);
+    await Promise.all([a.stop(), b.stop()]);
+  });
+
   test("leaving hands every slot over at once", async () => {
     const ring = new FakeRing();
     const clock = new FakeClock();

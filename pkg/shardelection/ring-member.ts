@@ -64,6 +64,9 @@ export interface RingMemberStatus {
   handovers: { taken: number; released: number };
 }
 
+/** Retry periods a new member only watches the ring before it computes its share. */
+const joinGracePeriods = 2;
+
 const defaultSuffix = () => Math.random().toString(16).slice(2, 10).padEnd(8, "0");
 
 export class RingMember implements NamespaceOwnership {
@@ -75,6 +78,8 @@ export class RingMember implements NamespaceOwnership {
   private myVersion = "";
   /** Monotonic send time of the last renewal that succeeded; undefined while not a member. */
   private renewedAt: number | undefined;
+  /** Monotonic time this membership began. */
+  private joinedAt = 0;
   private readonly held = new Set<number>();
   /** Slots being handed over: since when. No new work starts in them. */
   private readonly draining = new Map<number, number>();
@@ -254,6 +259,9 @@ export class RingMember implements NamespaceOwnership {
   private async step(stop: AbortSignal): Promise<void> {
     this.again = false;
     if (!(await this.keepMembership(stop))) return;
+    // Replicas started together (a Deployment's) see one another within a couple of retry periods;
+    // computing a share before that would have the first of them cache, and list, the whole cluster.
+    if (this.clock.monotonic() - this.joinedAt < joinGracePeriods * this.options.retryPeriodMs) return;
     this.desired = assignSlots(this.aliveMembers());
     this.updateCachedRanges();
     await this.handOver();
@@ -270,6 +278,7 @@ export class RingMember implements NamespaceOwnership {
       this.myVersion = await api.createMember(name, stop);
       this.me = name;
       this.renewedAt = sent;
+      this.joinedAt = sent;
       this.members.set(name, { resourceVersion: this.myVersion, observedAt: sent });
       logger.info({ ring: this.options.ring, member: name }, "joined the shard ring");
       return true;
