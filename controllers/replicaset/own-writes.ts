@@ -2,6 +2,7 @@
 // the resourceVersions a controller got back from its own writes, per owner, so a sync can tell
 // that an informer's cache has not caught up with them yet. Acting on such a cache would undo or
 // repeat the writes (a Pod created but not yet seen is created again), so the sync waits.
+import { splitMetaNamespaceKey } from "../../pkg/informer/keys.ts";
 import { compareResourceVersions } from "../../pkg/kube/resource-version.ts";
 
 /** A cache that knows the resourceVersion of the last change applied to it (client-go's LastStoreSyncResourceVersion). */
@@ -79,7 +80,7 @@ export class OwnWrites {
   ensureCaughtUp(owner: string): void {
     const writes = this.owners.get(owner);
     if (!writes) return;
-    const namespace = owner.slice(0, Math.max(0, owner.indexOf("/")));
+    const { namespace } = splitMetaNamespaceKey(owner);
     for (const [id, { resource, version }] of writes.versions) {
       const read = this.caches.get(id)?.lastStoreSyncResourceVersion(namespace) ?? "";
       if (read === "") continue;

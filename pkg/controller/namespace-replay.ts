@@ -3,10 +3,10 @@
 // that died may have left work half done. So each watched cache replays its objects of the
 // namespaces newly acted on, as adds from an initial list (low priority), to the controller's handlers.
 import type { ResourceEventHandler } from "../informer/event-handler.ts";
-import { namespaceIndexName } from "../informer/index-funcs.ts";
+import { namespaceIndexName, namespacesIn } from "../informer/index-funcs.ts";
 import type { IndexedStore } from "../informer/store.ts";
 import type { KubeObject } from "../kube/objects.ts";
-import type { NamespaceOwnership } from "../shardelection/namespace-ownership.ts";
+import { followNewlyActing, type NamespaceOwnership } from "../shardelection/namespace-ownership.ts";
 
 interface Watched {
   namespaces(): string[];
@@ -15,14 +15,12 @@ interface Watched {
 
 export class NamespaceReplay {
   private readonly watched: Watched[] = [];
-  /** The namespaces acted on at the last change. */
-  private acting = new Set<string>();
 
   constructor(private readonly ownership: NamespaceOwnership) {}
 
   add<T extends KubeObject>(cache: IndexedStore<T>, handler: ResourceEventHandler<T>): void {
     this.watched.push({
-      namespaces: () => namespacesOf(cache),
+      namespaces: () => namespacesIn(cache),
       replay: (namespace) => {
         for (const obj of objectsIn(cache, namespace)) void handler.onAdd?.(obj, true);
       },
@@ -31,25 +29,11 @@ export class NamespaceReplay {
 
   /** Replays on every change of ownership until the returned call. */
   follow(): () => void {
-    return this.ownership.onChange(() => this.replayNewlyActing());
+    const known = () => this.watched.flatMap((watched) => watched.namespaces());
+    return followNewlyActing(this.ownership, known, (namespaces) => {
+      for (const watched of this.watched) for (const namespace of namespaces) watched.replay(namespace);
+    });
   }
-
-  private replayNewlyActing(): void {
-    const now = new Set<string>();
-    for (const watched of this.watched) {
-      for (const namespace of watched.namespaces()) {
-        if (this.ownership.verdict(namespace) !== "act") continue;
-        now.add(namespace);
-        if (!this.acting.has(namespace)) watched.replay(namespace);
-      }
-    }
-    this.acting = now;
-  }
-}
-
-function namespacesOf<T extends KubeObject>(cache: IndexedStore<T>): string[] {
-  if (namespaceIndexName in cache.getIndexers()) return cache.listIndexFuncValues(namespaceIndexName);
-  return [...new Set(cache.list().map((obj) => obj.metadata?.namespace ?? ""))];
 }
 
 function objectsIn<T extends KubeObject>(cache: IndexedStore<T>, namespace: string): T[] {

@@ -2,6 +2,7 @@
 // values under which the indexer files it.
 import type { KubeObject, OwnerReference } from "../kube/objects.ts";
 import { controllerRefOf } from "../kube/owner-references.ts";
+import type { IndexedStore } from "./store.ts";
 
 export const namespaceIndexName = "namespace";
 
@@ -33,4 +34,10 @@ export function controllerRefIndexKey(namespace: string, ref: Pick<OwnerReferenc
 /** Files objects by their controller reference as a whole (kind, name and UID), orphans by namespace. */
 export function controllerRefIndex(obj: KubeObject): string[] {
   return [controllerRefIndexKey(obj.metadata?.namespace ?? "", controllerRefOf(obj))];
+}
+
+/** The namespaces `store` holds objects of ("" for cluster-scoped ones), by its namespace index when it has one. */
+export function namespacesIn<T extends KubeObject>(store: IndexedStore<T>): string[] {
+  if (namespaceIndexName in store.getIndexers()) return store.listIndexFuncValues(namespaceIndexName);
+  return [...new Set(store.list().map((obj) => obj.metadata?.namespace ?? ""))];
 }

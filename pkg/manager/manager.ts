@@ -11,7 +11,7 @@ import { combinedReconcileObserver } from "../controller/reconcile-observer.ts";
 import { EventBroadcaster } from "../events/broadcaster.ts";
 import { KubeEventSink } from "../events/kube-event-sink.ts";
 import { SharedInformerFactory } from "../informer/factory.ts";
-import { namespaceIndexName } from "../informer/index-funcs.ts";
+import { namespacesIn } from "../informer/index-funcs.ts";
 import type { InformerSharding } from "../informer/namespace-share.ts";
 import type { HashRange } from "../sharding/hash-range.ts";
 import { loadClientConfig } from "../kube/client-config.ts";
@@ -346,10 +346,7 @@ export class Manager {
 /** The namespaces the informers hold objects of. */
 function knownNamespaces(informers: SharedInformerFactory): string[] {
   const namespaces = new Set<string>();
-  for (const informer of informers.list()) {
-    const cache = informer.getIndexer();
-    if (namespaceIndexName in cache.getIndexers()) for (const namespace of cache.listIndexFuncValues(namespaceIndexName)) namespaces.add(namespace);
-  }
+  for (const informer of informers.list()) for (const namespace of namespacesIn(informer.getIndexer())) namespaces.add(namespace);
   return [...namespaces];
 }
 

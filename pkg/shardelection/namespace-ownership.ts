@@ -15,3 +15,22 @@ export interface NamespaceOwnership {
   /** Called whenever verdicts may have changed. Returns the unsubscribe. */
   onChange(listener: () => void): () => void;
 }
+
+/**
+ * Calls `started` with the namespaces, among `known()`, whose verdict turned to "act" since the last change of
+ * ownership (all those acting, at the first). Returns the unsubscribe.
+ */
+export function followNewlyActing(ownership: NamespaceOwnership, known: () => Iterable<string>, started: (namespaces: ReadonlySet<string>) => void): () => void {
+  let acting = new Set<string>();
+  return ownership.onChange(() => {
+    const now = new Set<string>();
+    const newly = new Set<string>();
+    for (const namespace of known()) {
+      if (now.has(namespace) || ownership.verdict(namespace) !== "act") continue;
+      now.add(namespace);
+      if (!acting.has(namespace)) newly.add(namespace);
+    }
+    acting = now;
+    if (newly.size > 0) started(newly);
+  });
+}
