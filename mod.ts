@@ -50,6 +50,7 @@ export type {
 } from "./pkg/kube/dynamic-client.ts";
 export type { ApiResource, DiscoveryClient } from "./pkg/kube/discovery.ts";
 export type { ListOptions, WatchOptions } from "./pkg/kube/list-watch.ts";
+export type { WatchStream } from "./pkg/kube/watch-stream.ts";
 export {
   apiVersionOf,
   type BuiltinResources,

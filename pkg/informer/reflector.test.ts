@@ -1,12 +1,14 @@
 import { describe, expect, test } from "bun:test";
 import { FakeClock } from "../clock/fake-clock.ts";
 import { ApiError, TransportError } from "../kube/errors.ts";
-import type { KubeObject } from "../kube/objects.ts";
+import type { ListerWatcher } from "../kube/list-watch.ts";
+import type { KubeObject, WatchEvent } from "../kube/objects.ts";
+import { watchStream } from "../kube/watch-stream.ts";
 import { eventually, settle } from "../../test/support/eventually.ts";
 import { FakeListerWatcher } from "../../test/support/fake-lister-watcher.ts";
 import { obj } from "../../test/support/objects.ts";
 import { Indexer } from "./indexer.ts";
-import { Reflector, type ReflectorOptions } from "./reflector.ts";
+import { Reflector, type ReflectorOptions, initialEventsEndAnnotation } from "./reflector.ts";
 import { VeryShortWatchError, WatchIdleError } from "./reflector-errors.ts";
 
 const expired = () => new ApiError(410, "Expired", "too old resource version", "GET", "/fake");
@@ -387,6 +389,35 @@ describe("Reflector", () => {
     lw.create(obj("ns/later"));
     await eventually(() => store.getByKey("ns/later") !== undefined, "event on the same stream");
     expect(lw.watchCalls).toHaveLength(1);
+    expect(reflector.counters).toMatchObject({ lists: 1, watches: 1, errors: 0 });
+    controller.abort();
+    await running;
+  });
+
+  test("a streaming list read in batches: events after the initial-events-end bookmark in the same batch are applied as the watch's", async () => {
+    const version = (name: string, resourceVersion: string) => ({ ...obj(name), metadata: { ...obj(name).metadata, resourceVersion } });
+    const end: WatchEvent = { type: "BOOKMARK", object: { metadata: { resourceVersion: "12", annotations: { [initialEventsEndAnnotation]: "true" } } } };
+    const batch: WatchEvent[] = [
+      { type: "ADDED", object: version("ns/a", "10") },
+      { type: "ADDED", object: version("ns/b", "11") },
+      end,
+      { type: "ADDED", object: version("ns/c", "13") },
+      { type: "DELETED", object: version("ns/a", "14") },
+    ];
+    const controller = new AbortController();
+    const lw: ListerWatcher = {
+      list: () => Promise.reject(new Error("a streaming list was expected")),
+      watch: async (_options, signal) =>
+        watchStream(async function* () {
+          yield batch;
+          await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+        }),
+    };
+    const store = new Indexer();
+    const reflector = new Reflector(lw, store, { clock: new FakeClock(), random: () => 0 });
+    const running = reflector.run(controller.signal);
+    await eventually(() => reflector.lastSyncResourceVersion === "14", "the events after the bookmark");
+    expect(keys(store)).toEqual(["ns/b", "ns/c"]);
     expect(reflector.counters).toMatchObject({ lists: 1, watches: 1, errors: 0 });
     controller.abort();
     await running;

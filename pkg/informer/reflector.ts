@@ -10,6 +10,7 @@ import { ExponentialBackoff } from "../flowcontrol/backoff.ts";
 import { ApiError, isTooManyRequests } from "../kube/errors.ts";
 import type { ListOptions, ListerWatcher, WatchOptions } from "../kube/list-watch.ts";
 import type { KubeObject, WatchEvent } from "../kube/objects.ts";
+import { batchesOf } from "../kube/watch-stream.ts";
 import { type Logger, silentLogger } from "../log/logger.ts";
 import { childAbortController, untilAborted } from "./abortable.ts";
 import { GarbageHint } from "./garbage-hint.ts";
@@ -258,21 +259,25 @@ export class Reflector<T extends KubeObject = KubeObject> {
       if (streaming) this.stats.lists++;
       const stream = await this.listerWatcher.watch(this.watchOptions(state), connection.signal);
       opened = true;
-      const iterator = untilAborted(stream, connection.signal)[Symbol.asyncIterator]();
+      const batches = untilAborted(batchesOf(stream), connection.signal)[Symbol.asyncIterator]();
       const next = async () => {
-        const result = await iterator.next();
+        const result = await batches.next();
         if (result.done) return undefined;
-        events++;
+        events += result.value.length;
         lastEventAt = this.clock.monotonic();
         return result.value;
       };
       // The timer is for the initial events only: once they are all in, storing them may take long.
-      if (listing && (await this.streamInitialEvents(next, () => listTimer?.cancel()))) {
-        listing = false;
-        this.follow({ type: "listed" });
+      let afterList: readonly WatchEvent<T>[] | undefined = [];
+      if (listing) {
+        afterList = await this.streamInitialEvents(next, () => listTimer?.cancel());
+        if (afterList !== undefined) {
+          listing = false;
+          this.follow({ type: "listed" });
+        }
       }
-      if (!listing) {
-        for (let event = await next(); event !== undefined; event = await next()) {
+      for (let batch = afterList; batch !== undefined; batch = await next()) {
+        for (const event of batch) {
           this.apply(event);
           delivered = true;
         }
@@ -294,19 +299,27 @@ export class Reflector<T extends KubeObject = KubeObject> {
 
   /**
    * Gathers a streaming list's objects until the bookmark that ends them, and replaces the store
-   * with them; false if the stream ended first. A function of its own so that nothing of the
-   * list outlives it: the watch that goes on afterwards keeps its frame for minutes.
+   * with them; returns the events that came after the bookmark in its batch, or undefined if the
+   * stream ended first. A function of its own so that nothing of the list outlives it: the watch
+   * that goes on afterwards keeps its frame for minutes.
    */
-  private async streamInitialEvents(next: () => Promise<WatchEvent<T> | undefined>, ended: () => void): Promise<boolean> {
+  private async streamInitialEvents(
+    next: () => Promise<readonly WatchEvent<T>[] | undefined>,
+    ended: () => void,
+  ): Promise<readonly WatchEvent<T>[] | undefined> {
     const initial = new Map<string, T>();
-    for (let event = await next(); event !== undefined; event = await next()) {
-      const listResourceVersion = this.collectInitial(event, initial);
-      if (listResourceVersion === undefined) continue;
-      ended();
-      await this.replaceStore([...initial.values()], listResourceVersion);
-      return true;
+    for (let batch = await next(); batch !== undefined; batch = await next()) {
+      let seen = 0;
+      for (const event of batch) {
+        seen++;
+        const listResourceVersion = this.collectInitial(event, initial);
+        if (listResourceVersion === undefined) continue;
+        ended();
+        await this.replaceStore([...initial.values()], listResourceVersion);
+        return batch.slice(seen);
+      }
     }
-    return false;
+    return undefined;
   }
 
   private watchOptions(state: StreamingList | Watching): WatchOptions {

@@ -5,12 +5,13 @@ import { TimeSlicer } from "../eventloop/time-slicer.ts";
 import type { FieldTree } from "./field-tree.ts";
 import { type GroupVersionResource, apiVersionOf } from "./gvr.ts";
 import type { ListOptions, ListerWatcher, WatchOptions } from "./list-watch.ts";
-import type { KubeObject, ObjectList, Status, WatchEvent } from "./objects.ts";
+import type { KubeObject, ObjectList, Status } from "./objects.ts";
 import { UnknownKindError } from "./protobuf/envelope.ts";
 import { isBuiltInGroupVersion } from "./protobuf/kubernetes-decoder.ts";
 import { jsonMediaType, metadataAccept, protobufMediaType, protobufOrJson } from "./protobuf/media-types.ts";
 import type { DecodeOptions } from "./protobuf/message-decoder.ts";
 import type { QueryValue, RestClient } from "./rest-client.ts";
+import type { WatchStream } from "./watch-stream.ts";
 
 /**
  * The patch formats the API server takes: JSON merge patch (RFC 7386), JSON patch (RFC 6902),
@@ -166,7 +167,7 @@ export class ResourceClient<T extends KubeObject> implements ListerWatcher<T> {
    * ends the stream (after `timeoutSeconds`), the connection breaks (the iteration throws), or `signal` aborts it
    * (the iteration ends). To follow a collection for good, use an informer instead.
    */
-  watch(options: WatchOptions, signal: AbortSignal): Promise<AsyncIterable<WatchEvent<T>>> {
+  watch(options: WatchOptions, signal: AbortSignal): Promise<WatchStream<T>> {
     return this.rest.watch<T>(
       { path: this.collectionPath(), query: toQuery(options), accept: this.accept(false), decode: this.decodeOptions(), onUndecodable: this.refuseUnknownKinds },
       signal,
