@@ -509,7 +509,8 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
   private cachedVersionOf(obj: T): T | undefined {
     const resourceVersion = obj.metadata?.resourceVersion;
     const name = obj.metadata?.name;
-    if (!resourceVersion || !name) return undefined;
+    // The first list finds nothing to share: not worth a key per object.
+    if (!resourceVersion || !name || this.indexer.size === 0) return undefined;
     const namespace = obj.metadata?.namespace;
     const cached = this.indexer.getByKey(namespace ? `${namespace}/${name}` : name);
     return cached?.metadata?.resourceVersion === resourceVersion ? cached : undefined;

@@ -60,8 +60,8 @@ export function decodeEnveloped(decoder: MessageDecoder, bytes: Uint8Array, opti
   const { apiVersion, kind, rawStart, rawEnd } = readEnvelope(bytes);
   const message = decoder.messageOfKind(apiVersion, kind);
   if (message === undefined) throw new UnknownKindError(apiVersion, kind);
-  const object = decoder.decode(message, bytes, options, rawStart, rawEnd);
-  return { apiVersion, kind, ...object };
+  // Built in place after its type: not copied into a second object to put apiVersion and kind first.
+  return decoder.decode(message, bytes, options, rawStart, rawEnd, { apiVersion, kind });
 }
 
 export function startsWithMagic(bytes: Uint8Array): boolean {

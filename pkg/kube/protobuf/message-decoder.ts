@@ -115,10 +115,12 @@ export class MessageDecoder {
     return this.schema.kinds[`${apiVersion}/${kind}`];
   }
 
-  /** Decodes `bytes[start, end)` as `messageName`. Throws WireFormatError for bytes that are not such a message. */
-  decode(messageName: string, bytes: Uint8Array, options: DecodeOptions = {}, start = 0, end = bytes.length): Record<string, unknown> {
+  /**
+   * Decodes `bytes[start, end)` as `messageName`, into `out` (which may hold fields of its own
+   * already, such as apiVersion and kind). Throws WireFormatError for bytes that are not such a message.
+   */
+  decode(messageName: string, bytes: Uint8Array, options: DecodeOptions = {}, start = 0, end = bytes.length, out: Record<string, unknown> = {}): Record<string, unknown> {
     const reader = new WireReader(bytes, start, end);
-    const out: Record<string, unknown> = {};
     this.decodeInto(out, reader, end, this.message(messageName), options.fields, options.withoutManagedFields === true);
     return out;
   }
