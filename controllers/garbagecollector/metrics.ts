@@ -1,7 +1,7 @@
 // What the garbage collector reports at /metrics, besides its two workqueues' workqueue_* series.
 // The sync-error counter keeps kube-controller-manager's name.
 import type { Registry } from "prom-client";
-import { counter, gauge } from "../../pkg/metrics/declare.ts";
+import { type Tally, counter, gauge, talliedCounter } from "../../pkg/metrics/declare.ts";
 import { ignoringCalls } from "../../pkg/noop/ignoring-calls.ts";
 import type { PropagationPolicy } from "./object-api.ts";
 
@@ -31,7 +31,14 @@ export function prometheusGarbageCollectorMetrics(registry: Registry, statistics
     nodes.set({ state: "virtual" }, counts.virtual);
   });
   gauge(registry, "garbagecollector_monitored_resources", "Resources the garbage collector lists and watches.", [], (monitored) => monitored.set(statistics.monitoredResources()));
-  const graphChanges = counter(registry, "garbagecollector_graph_changes_total", "Changes applied to the dependency graph, by type.", ["type"]);
+  // One change per informer event: tallied, not labelled each time.
+  const graphChangesOfType = talliedCounter(registry, "garbagecollector_graph_changes_total", "Changes applied to the dependency graph, by type.", ["type"]);
+  const graphChanges: Record<GraphChangeType, Tally> = {
+    add: graphChangesOfType({ type: "add" }),
+    update: graphChangesOfType({ type: "update" }),
+    delete: graphChangesOfType({ type: "delete" }),
+    "virtual-delete": graphChangesOfType({ type: "virtual-delete" }),
+  };
   const attempts = counter(registry, "garbagecollector_attempts_total", "Items processed from the attempt_to_delete and attempt_to_orphan queues, by outcome.", ["queue", "outcome"]);
   const deletions = counter(registry, "garbagecollector_deletions_total", "Objects the garbage collector deleted, by propagation policy.", ["propagation_policy"]);
   const referencesRemoved = counter(
@@ -45,7 +52,7 @@ export function prometheusGarbageCollectorMetrics(registry: Registry, statistics
     "Times discovery failed, or found nothing to monitor, when the garbage collector resynced its resources.",
   );
   return {
-    graphChanged: (type) => graphChanges.inc({ type }),
+    graphChanged: (type) => graphChanges[type].add(),
     attempted: (queue, outcome) => attempts.inc({ queue, outcome }),
     deleted: (policy) => deletions.inc({ propagation_policy: policy }),
     referencesRemoved: (count) => referencesRemoved.inc(count),

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { Registry, register as globalRegistry } from "prom-client";
-import { counter, gauge, histogram } from "./declare.ts";
+import { counter, gauge, histogram, talliedCounter } from "./declare.ts";
 
 describe("metric declarations", () => {
   test("land on the given registry only, with their help and labels", async () => {
@@ -19,6 +19,21 @@ describe("metric declarations", () => {
     gauge(registry, "test_items", "Items, by state.", ["state"], (itemsGauge) => itemsGauge.set({ state: "seen" }, items));
     items = 7;
     expect(await registry.metrics()).toContain('test_items{state="seen"} 7');
+  });
+
+  test("a tallied counter's series add up between reads and show the sums when read", async () => {
+    const registry = new Registry();
+    const changes = talliedCounter(registry, "test_changes_total", "Changes, by type.", ["type"]);
+    const adds = changes({ type: "add" });
+    const deletes = changes({ type: "delete" });
+    adds.add();
+    adds.add();
+    deletes.add(3);
+    expect(await registry.metrics()).toContain('test_changes_total{type="add"} 2\ntest_changes_total{type="delete"} 3');
+    adds.add();
+    const text = await registry.metrics();
+    expect(text).toContain('test_changes_total{type="add"} 3');
+    expect(text).toContain('test_changes_total{type="delete"} 3');
   });
 
   test("a histogram uses exactly the buckets given and leaves the caller's list unfrozen", async () => {
