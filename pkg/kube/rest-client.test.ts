@@ -46,6 +46,18 @@ describe("RestClient", () => {
     expect(seen?.init.body).toBe('{"a":1}');
   });
 
+  test("asks for bodies uncompressed, as kube-controller-manager does: a 1.37 API server gzips streaming lists and big LISTs for a client that accepts it", async () => {
+    const asked: (string | null)[] = [];
+    const rest = client(async (_url, init) => {
+      asked.push(new Headers(init.headers).get("Accept-Encoding"));
+      return new Response("{}", { status: 200 });
+    });
+    await rest.request({ method: "GET", path: "/api/v1/pods" });
+    await rest.request({ method: "POST", path: "/api/v1/namespaces/d/pods", body: {} });
+    await rest.watch({ path: "/api/v1/pods" }, new AbortController().signal);
+    expect(asked).toEqual(["identity", "identity", "identity"]);
+  });
+
   test("a write guard refuses writes before they are sent, and lets reads through", async () => {
     const sent: string[] = [];
     const guarded = client(async (_url, init) => {
