@@ -14,8 +14,8 @@
 // idle RSS and CPU per replica, the burst, kill -9 of one, and joins; first with kube-apiserver
 // filtering by shard (feature gate ShardedListAndWatch on), then, with the control plane started
 // again over the same etcd data and the gate off, with each replica filtering (--shard-filters).
-// Sharding is by namespace, so use many, named to spread over the ring's slots (shape.ts):
-// --namespaces 100 --namespace-suffix=-app.
+// Sharding is by namespace, so use many (shape.ts): --namespaces 100 (--namespace-suffix=-app
+// named them to spread over the ring's slots before crowded slots were split; docs/sharding.md).
 // Every manager process reaches kube-apiserver through a proxy of its own that counts the bytes
 // it received (manager-process.ts says why not /proc/<pid>/io).
 // The cluster is seeded through the API (no kubelet: Pods are created as the ReplicaSet controller

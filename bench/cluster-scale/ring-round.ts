@@ -76,7 +76,7 @@ async function measureKill(ctx: BenchContext, view: ShardRingView, running: Mana
   const member = memberOf(victim);
   const table = await view.table();
   const orphaned = namespacesHeld(table, member, namespaceNames(ctx.shape));
-  ctx.progress(`${who}: killing ${member} (pid ${victim.pid}), holding ${table.filter((holder) => holder === member).length} slots and ${orphaned.length} namespaces`);
+  ctx.progress(`${who}: killing ${member} (pid ${victim.pid}), holding ${table.holders.filter((holder) => holder === member).length} slots and ${orphaned.length} namespaces`);
   // One seeded ReplicaSet in each orphaned namespace: the i-th lives in the i-th namespace.
   const scaled = Array.from({ length: ctx.shape.namespaces }, (_, i) => replicaSetAt(ctx.shape, i)).filter((rs) => orphaned.includes(rs.namespace));
   const scaleTo = async (replicas: number) =>

@@ -4,7 +4,6 @@
 // checks. Everything it started is stopped again, whatever happens.
 import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { slotCount } from "../../pkg/sharding/slots.ts";
 import { type AuditEvent, AuditLogReader } from "../../test/support/audit-log.ts";
 import { waitUntil } from "../../test/support/eventually.ts";
 import { ShardWriteCheck } from "../../test/support/shard-audit.ts";
@@ -157,8 +156,12 @@ function ownershipCheck(options: SoakOptions, replicaUsers: readonly string[], t
 /** Until some replica leads, or every slot of the ring is held. */
 async function waitUntilActing(fleet: SoakFleet, options: SoakOptions): Promise<void> {
   if (options.mode === "sharded") {
-    const slotsHeld = async () => (await Promise.all(fleet.running.map((r) => r.slotsHeld()))).reduce((sum, n) => sum + n, 0);
-    await waitUntil(async () => (await slotsHeld()) === slotCount, "every slot of the ring held", startUpTimeoutMs, 500);
+    const everySlotHeld = async () => {
+      const [held, inTable] = await Promise.all([Promise.all(fleet.running.map((r) => r.slotsHeld())), Promise.all(fleet.running.map((r) => r.slotsInTable()))]);
+      const slots = Math.max(0, ...inTable);
+      return slots > 0 && held.reduce((sum, n) => sum + n, 0) === slots;
+    };
+    await waitUntil(everySlotHeld, "every slot of the ring held", startUpTimeoutMs, 500);
     return;
   }
   await waitUntil(async () => (await Promise.all(fleet.running.map((r) => r.isActing()))).some(Boolean), "a kube-loom replica leading", startUpTimeoutMs, 500);

@@ -73,7 +73,16 @@ export class SoakReplica {
 
   /** Slots of the ring this replica holds, by its /metrics (0 when it does not answer in time). */
   async slotsHeld(): Promise<number> {
-    const match = (await this.#metrics()).match(/^shard_ring_slots_held\{[^}]*\} (\d+)$/m);
+    return this.#gauge("shard_ring_slots_held");
+  }
+
+  /** Slots in the ring's table (256, more once crowded ones are split), by its /metrics (0 when it does not answer in time). */
+  async slotsInTable(): Promise<number> {
+    return this.#gauge("shard_ring_slots");
+  }
+
+  async #gauge(name: string): Promise<number> {
+    const match = (await this.#metrics()).match(new RegExp(`^${name}\\{[^}]*\\} (\\d+)$`, "m"));
     return Number(match?.[1] ?? 0);
   }
 

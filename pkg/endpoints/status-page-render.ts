@@ -41,7 +41,7 @@ export function renderStatus(snapshot: StatusSnapshot): string {
     ? `<section id="shard-ring"><h2>Shard ring <small>${esc(ring.ring)}</small></h2>
       <p class="leader">${
         ring.member ? `Member <b data-field="member">${esc(ring.member)}</b>` : '<b data-field="member" class="warn">not a member (joining again)</b>'
-      } · holds <b data-field="held">${esc(ring.held)}</b> of 256 slots${ring.draining > 0 ? `, handing ${esc(ring.draining)} over` : ""} · ${esc(
+      } · holds <b data-field="held">${esc(ring.held)}</b> of ${esc(ring.slots)} slots${ring.draining > 0 ? `, handing ${esc(ring.draining)} over` : ""} · ${esc(
         ring.handovers.taken,
       )} taken, ${esc(ring.handovers.released)} released since start</p>
       ${table(

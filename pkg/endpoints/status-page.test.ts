@@ -149,8 +149,9 @@ describe("status page", () => {
       member: "loom-0a1b2c3d",
       members: [
         { name: "loom-0a1b2c3d", self: true, alive: true, slots: 85 },
-        { name: "loom-9f8e7d6c", self: false, alive: false, slots: 171 },
+        { name: "loom-9f8e7d6c", self: false, alive: false, slots: 190 },
       ],
+      slots: 275,
       held: 85,
       draining: 2,
       ranges: ["0x0000000000000000-0x5500000000000000"],
@@ -160,7 +161,7 @@ describe("status page", () => {
     const html = renderStatus({ ...snapshot, leaderElection: undefined, shardRing });
     expect(html).toContain('<section id="shard-ring">');
     expect(html).not.toContain("Leader election");
-    expect(html).toContain('<b data-field="held">85</b> of 256 slots, handing 2 over');
+    expect(html).toContain('<b data-field="held">85</b> of 275 slots, handing 2 over');
     expect(html).toMatch(/data-member="loom-9f8e7d6c">.*<td data-field="alive" class="bad">no<\/td>/);
     expect(html).toContain("0x0000000000000000-0x5500000000000000");
     expect(html).toContain("team-a, team-b");

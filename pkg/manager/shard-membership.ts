@@ -1,13 +1,16 @@
 // Runs the controllers as one member of a shard ring (--shard-ring) instead of under leader
 // election: every replica runs them at once, and each reconciles, and writes, only in the
 // namespaces whose slots it holds (pkg/shardelection). The ring's Leases are followed through an
-// informer of their own, so a member that stops renewing or leaves is noticed at once. Unlike
+// informer of their own, so a member that stops renewing or leaves is noticed at once, and so are
+// the Namespaces (their metadata), over which the shares are balanced. Unlike
 // losing an election, losing the membership does not end the process: it stops acting, joins
 // again under a new Lease, and waits for its share to be handed to it.
 import type { V1Lease } from "@kubernetes/client-node";
 import { ExpectedError } from "../errors/expected-error.ts";
 import type { EventRecorder } from "../events/recorder.ts";
 import type { SharedInformerFactory } from "../informer/factory.ts";
+import type { SharedIndexInformer } from "../informer/shared-informer.ts";
+import type { PartialObjectMetadata } from "../kube/dynamic-client.ts";
 import { deletionHandlingKeyFunc, splitMetaNamespaceKey } from "../informer/keys.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { resources } from "../kube/gvr.ts";
@@ -49,6 +52,8 @@ export class ShardMembership {
   readonly member: RingMember;
   private readonly ring: string;
   private readonly namespace: string;
+  /** The cluster's Namespaces, once followRing made the informer. */
+  private namespaces: SharedIndexInformer<PartialObjectMetadata> | undefined;
 
   constructor(private readonly setup: ShardMembershipOptions) {
     const { leaderElection, connection, sharding, controllerShutdownTimeoutMs } = setup.options;
@@ -73,26 +78,38 @@ export class ShardMembership {
       retryPeriodMs: leaderElection.retryPeriodMs,
       drainTimeoutMs: controllerShutdownTimeoutMs ?? leaderElection.renewDeadlineMs,
       cached: setup.cached,
+      namespaces: () => (this.namespaces?.hasSynced() ? this.namespaces.getIndexer().listKeys() : undefined),
       logger: setup.logger,
       observer: setup.observer,
     });
   }
 
-  /** Feeds the ring's Leases, members and table, to the member; call before the informers start. */
+  /** Feeds the ring's Leases, members and table, and the cluster's namespaces to the member; call before the informers start. */
   followRing(informers: SharedInformerFactory): void {
     const { informer } = informers.forResource(resources.leases, { namespace: this.namespace, labelSelector: `${ringLabel}=${this.ring}` });
     const observe = (lease: Wire<V1Lease>) => {
       const name = lease.metadata?.name ?? "";
-      if (lease.metadata?.labels?.[ringRoleLabel] === "slot-table") {
-        const table = tableOf(lease);
-        this.member.observeTable(table.holders, table.resourceVersion);
-      } else this.member.observeMember(name, lease.metadata?.resourceVersion ?? "");
+      if (lease.metadata?.labels?.[ringRoleLabel] === "slot-table") this.observeTable(lease);
+      else this.member.observeMember(name, lease.metadata?.resourceVersion ?? "");
     };
     informer.addEventHandler({
       onAdd: observe,
       onUpdate: (_old, lease) => observe(lease),
       onDelete: (lease) => this.member.memberDeleted(splitMetaNamespaceKey(deletionHandlingKeyFunc(lease)).name),
     });
+    const namespaces = informers.forMetadata(resources.namespaces);
+    this.namespaces = namespaces.informer;
+    this.namespaces.addEventHandler({ onAdd: () => this.member.namespacesChanged(), onUpdate: () => undefined, onDelete: () => this.member.namespacesChanged() });
+  }
+
+  /** A table this version cannot read is logged and left out: the member keeps the last it read, and its writes over it fail. */
+  private observeTable(lease: Wire<V1Lease>): void {
+    try {
+      const { table, resourceVersion } = tableOf(lease);
+      this.member.observeTable(table, resourceVersion);
+    } catch (err) {
+      this.setup.logger.error({ err: err instanceof Error ? err.message : String(err) }, "cannot read the shard ring's slot table; taking and giving no slots");
+    }
   }
 
   /** Refuses a write to a namespace whose slot this process does not hold right now. */

@@ -1,4 +1,4 @@
-// The shard ring on /metrics: how many members are alive, how many slots this member holds and
+// The shard ring on /metrics: how many members are alive, how many slots the table has, how many this member holds and
 // drains, and the handovers it took part in, each labelled with the ring's name.
 import type { Registry } from "prom-client";
 import type { RingMemberStatus, RingObserver } from "../shardelection/ring-member.ts";
@@ -9,7 +9,10 @@ export function shardRingMetrics(registry: Registry, ring: string, status: () =>
   gauge(registry, "shard_ring_members", "Members of the shard ring this process sees alive.", ["ring"], (g) =>
     g.set({ ring }, status().members.filter((m) => m.alive).length),
   );
-  gauge(registry, "shard_ring_slots_held", "Slots of the shard ring this process holds (of 256), draining ones included.", ["ring"], (g) =>
+  gauge(registry, "shard_ring_slots", "Slots in the shard ring's table: 256, more once slots crowded with namespaces were split.", ["ring"], (g) =>
+    g.set({ ring }, status().slots),
+  );
+  gauge(registry, "shard_ring_slots_held", "Slots of the shard ring this process holds (of shard_ring_slots), draining ones included.", ["ring"], (g) =>
     g.set({ ring }, status().held),
   );
   gauge(registry, "shard_ring_slots_draining", "Slots this process is handing over: no new work starts in them.", ["ring"], (g) =>

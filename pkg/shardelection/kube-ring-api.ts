@@ -9,7 +9,7 @@ import { formatMicroTime } from "../kube/micro-time.ts";
 import type { Wire } from "../kube/objects.ts";
 import type { RestRequest } from "../kube/rest-client.ts";
 import { MembershipLostError, type RingApi, type SlotTableVersion } from "./ring-api.ts";
-import { decodeSlotTable, encodeSlotTable, type SlotHolders, slotTableAnnotation } from "./slot-table.ts";
+import { decodeSlotTable, emptySlotTable, encodeSlotTable, legacyPlaceholder, legacySlotTableAnnotation, type SlotTable, slotTableAnnotation } from "./slot-table.ts";
 
 type WireLease = Wire<V1Lease>;
 
@@ -102,7 +102,7 @@ export class KubeRingApi implements RingApi {
         name: this.options.ring,
         namespace: this.options.namespace,
         labels: { [ringLabel]: this.options.ring, [ringRoleLabel]: "slot-table" },
-        annotations: { [slotTableAnnotation]: "{}" },
+        annotations: this.tableAnnotations(emptySlotTable()),
       },
       spec: {},
     };
@@ -114,8 +114,8 @@ export class KubeRingApi implements RingApi {
     }
   }
 
-  async writeTable(holders: SlotHolders, resourceVersion: string): Promise<string | undefined> {
-    const patch = { metadata: { resourceVersion, annotations: { [slotTableAnnotation]: encodeSlotTable(holders) } } };
+  async writeTable(table: SlotTable, resourceVersion: string): Promise<string | undefined> {
+    const patch = { metadata: { resourceVersion, annotations: this.tableAnnotations(table) } };
     try {
       const written = await this.send({ method: "PATCH", path: this.leases.itemPath(this.options.ring), body: patch, contentType: mergePatch });
       return written.metadata?.resourceVersion ?? "";
@@ -123,6 +123,11 @@ export class KubeRingApi implements RingApi {
       if (isConflict(err)) return undefined;
       throw err;
     }
+  }
+
+  /** The table, and the placeholder that keeps members of the 256-slot format from taking anything (see legacySlotTableAnnotation). */
+  private tableAnnotations(table: SlotTable): Record<string, string> {
+    return { [slotTableAnnotation]: encodeSlotTable(table), [legacySlotTableAnnotation]: legacyPlaceholder(this.options.ring) };
   }
 
   private leaseSeconds(): number {
@@ -135,6 +140,7 @@ export class KubeRingApi implements RingApi {
 }
 
 
+/** The table a ring Lease holds; throws SlotTableError when it cannot be read. */
 export function tableOf(lease: WireLease): SlotTableVersion {
-  return { holders: decodeSlotTable(lease.metadata?.annotations?.[slotTableAnnotation]), resourceVersion: lease.metadata?.resourceVersion ?? "" };
+  return { table: decodeSlotTable(lease.metadata?.annotations), resourceVersion: lease.metadata?.resourceVersion ?? "" };
 }

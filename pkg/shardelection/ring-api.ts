@@ -2,10 +2,10 @@
 // the ring's name) and the slot table (one Lease per ring, named after it). Every write is a
 // compare-and-swap on a resourceVersion, so a member that was declared dead cannot renew over
 // the declaration, and the table never records two holders for one slot.
-import type { SlotHolders } from "./slot-table.ts";
+import type { SlotTable } from "./slot-table.ts";
 
 export interface SlotTableVersion {
-  holders: SlotHolders;
+  table: SlotTable;
   resourceVersion: string;
 }
 
@@ -26,8 +26,8 @@ export interface RingApi {
   deleteMember(name: string, resourceVersion: string | undefined): Promise<boolean>;
   /** Whether the member's Lease exists, read from etcd rather than a cache. */
   memberExists(name: string): Promise<boolean>;
-  /** The table as stored now (created empty when missing). */
+  /** The table as stored now (created empty when missing); throws SlotTableError when it cannot be read. */
   readTable(): Promise<SlotTableVersion>;
   /** Writes the table over `resourceVersion`; undefined when someone wrote it since. */
-  writeTable(holders: SlotHolders, resourceVersion: string): Promise<string | undefined>;
+  writeTable(table: SlotTable, resourceVersion: string): Promise<string | undefined>;
 }

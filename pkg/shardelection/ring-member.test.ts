@@ -1,16 +1,17 @@
 import { describe, expect, test } from "bun:test";
 import { FakeClock } from "../clock/fake-clock.ts";
 import { silentLogger } from "../log/logger.ts";
-import { namespaceSlot, slotCount } from "../sharding/slots.ts";
+import { rootSlotCount, rootSlots } from "../sharding/slots.ts";
+import { namespaceHash } from "../sharding/namespace-hash.ts";
 import { MembershipLostError, type RingApi, type SlotTableVersion } from "./ring-api.ts";
 import { RingMember } from "./ring-member.ts";
-import { emptySlotTable, type SlotHolders } from "./slot-table.ts";
+import { emptySlotTable, holderOfNamespace, type SlotTable } from "./slot-table.ts";
 
 /** The API server's part, in memory: Leases with resourceVersions, and the table's compare-and-swap. Tells every member of each change, as the ring's informer does. */
 class FakeRing implements RingApi {
   private version = 0;
   readonly leases = new Map<string, string>();
-  table: SlotTableVersion = { holders: emptySlotTable(), resourceVersion: "0" };
+  table: SlotTableVersion = { table: emptySlotTable(), resourceVersion: "0" };
   readonly watchers: RingMember[] = [];
 
   private next(): string {
@@ -20,7 +21,7 @@ class FakeRing implements RingApi {
   private tell(): void {
     for (const member of this.watchers) {
       for (const [name, version] of this.leases) member.observeMember(name, version);
-      member.observeTable(this.table.holders, this.table.resourceVersion);
+      member.observeTable(this.table.table, this.table.resourceVersion);
     }
   }
 
@@ -56,9 +57,9 @@ class FakeRing implements RingApi {
     return this.table;
   }
 
-  async writeTable(holders: SlotHolders, resourceVersion: string): Promise<string | undefined> {
+  async writeTable(table: SlotTable, resourceVersion: string): Promise<string | undefined> {
     if (resourceVersion !== this.table.resourceVersion) return undefined;
-    this.table = { holders: [...holders], resourceVersion: this.next() };
+    this.table = { table, resourceVersion: this.next() };
     this.tell();
     return this.table.resourceVersion;
   }
@@ -80,10 +81,21 @@ class Cable implements RingApi {
   deleteMember = (name: string, version: string | undefined) => this.through(() => this.ring.deleteMember(name, version));
   memberExists = (name: string) => this.through(() => this.ring.memberExists(name));
   readTable = () => this.through(() => this.ring.readTable());
-  writeTable = (holders: SlotHolders, version: string) => this.through(async () => (await this.tableWritesWait, this.ring.writeTable(holders, version)));
+  writeTable = (table: SlotTable, version: string) => this.through(async () => (await this.tableWritesWait, this.ring.writeTable(table, version)));
 }
 
-function startMember(ring: FakeRing, clock: FakeClock, name: string, cached: () => boolean = () => true) {
+/** One namespace in each root slot: with few namespaces per slot, no slot is split. */
+const namespacesBySlot = new Map<number, string>();
+for (let i = 0; namespacesBySlot.size < rootSlotCount; i++) {
+  const slot = Number(namespaceHash(`ns-${i}`) >> 56n);
+  if (!namespacesBySlot.has(slot)) namespacesBySlot.set(slot, `ns-${i}`);
+}
+function namespaceOfSlot(slot: number): string {
+  return namespacesBySlot.get(slot)!;
+}
+const spreadNamespaces = [...namespacesBySlot.values()];
+
+function startMember(ring: FakeRing, clock: FakeClock, name: string, cached: () => boolean = () => true, namespaces: () => readonly string[] = () => spreadNamespaces) {
   let n = 0;
   const cable = new Cable(ring);
   const member = new RingMember({
@@ -93,6 +105,7 @@ function startMember(ring: FakeRing, clock: FakeClock, name: string, cached: () 
     ...lease,
     drainTimeoutMs: 10_000,
     cached,
+    namespaces,
     logger: silentLogger,
     clock,
     suffix: () => `${name}-${n++}`,
@@ -103,29 +116,25 @@ function startMember(ring: FakeRing, clock: FakeClock, name: string, cached: () 
   return { member, cable, stop: async () => (stop.abort(), await running) };
 }
 
-/** Slots that two members claim to act on at once: must stay empty. */
-function doubleHolders(members: RingMember[]): number[] {
-  const doubled: number[] = [];
-  for (let slot = 0; slot < slotCount; slot++) {
-    const namespace = namespaceOfSlot(slot);
-    if (members.filter((m) => m.holds(namespace)).length > 1) doubled.push(slot);
-  }
+/** Namespaces that two members claim to act on at once, and slots of the table that two claim: must stay empty. */
+function doubleHolders(members: RingMember[], namespaces: readonly string[] = spreadNamespaces): string[] {
+  const doubled = namespaces.filter((namespace) => members.filter((m) => m.holds(namespace)).length > 1);
+  for (const slot of rootSlots()) if (members.filter((m) => m.holds(probe(slot.start))).length > 1) doubled.push(`slot ${slot.start}`);
   return doubled;
 }
 
-const namespacesBySlot = new Map<number, string>();
-for (let i = 0; namespacesBySlot.size < slotCount; i++) {
-  const slot = namespaceSlot(`ns-${i}`);
-  if (!namespacesBySlot.has(slot)) namespacesBySlot.set(slot, `ns-${i}`);
-}
-function namespaceOfSlot(slot: number): string {
-  return namespacesBySlot.get(slot)!;
+/** A namespace in the slot starting at `start`; cached per start. */
+const probes = new Map<bigint, string>();
+function probe(start: bigint): string {
+  let name = probes.get(start);
+  for (let i = 0; name === undefined; i++) if (namespaceHash(`${i}-probe`) >> 56n === start >> 56n) probes.set(start, (name = `${i}-probe`));
+  return name;
 }
 
-async function advance(clock: FakeClock, ms: number, members: RingMember[]): Promise<void> {
+async function advance(clock: FakeClock, ms: number, members: RingMember[], namespaces?: readonly string[]): Promise<void> {
   for (let t = 0; t < ms; t += 100) {
     await clock.advance(100);
-    expect(doubleHolders(members)).toEqual([]);
+    expect(doubleHolders(members, namespaces)).toEqual([]);
   }
 }
 
@@ -139,7 +148,7 @@ describe("shard ring member", () => {
     expect(a.member.verdict("team-a")).toBe("wait");
     cached = true;
     await advance(clock, 2000, [a.member]);
-    expect(a.member.status().held).toBe(slotCount);
+    expect(a.member.status().held).toBe(rootSlotCount);
     expect(a.member.verdict("team-a")).toBe("act");
     expect(a.member.holds("")).toBe(true);
     await a.stop();
@@ -151,16 +160,16 @@ describe("shard ring member", () => {
     const a = startMember(ring, clock, "a");
     await advance(clock, 2000, [a.member]);
     // Work in flight in every slot: none can be handed over until it ends.
-    const ends = Array.from({ length: slotCount }, (_, slot) => a.member.begin(namespaceOfSlot(slot))!);
+    const ends = Array.from({ length: rootSlotCount }, (_, slot) => a.member.begin(namespaceOfSlot(slot))!);
     const b = startMember(ring, clock, "b");
     const both = [a.member, b.member];
     await advance(clock, 3000, both);
     expect(b.member.status().held).toBe(0);
-    expect(a.member.status().draining).toBeGreaterThan(slotCount / 4);
+    expect(a.member.status().draining).toBeGreaterThan(rootSlotCount / 4);
     for (const end of ends) end();
     await advance(clock, 3000, both);
-    expect(a.member.status().held + b.member.status().held).toBe(slotCount);
-    expect(b.member.status().held).toBeGreaterThan(slotCount / 4);
+    expect(a.member.status().held + b.member.status().held).toBe(rootSlotCount);
+    expect(b.member.status().held).toBeGreaterThan(rootSlotCount / 4);
     await Promise.all([a.stop(), b.stop()]);
   });
 
@@ -171,18 +180,18 @@ describe("shard ring member", () => {
     const b = startMember(ring, clock, "b");
     const both = [a.member, b.member];
     await advance(clock, 4000, both);
-    const aSlot = [...Array(slotCount).keys()].find((slot) => a.member.holds(namespaceOfSlot(slot)))!;
+    const aSlot = [...Array(rootSlotCount).keys()].find((slot) => a.member.holds(namespaceOfSlot(slot)))!;
     a.cable.cut = true;
     await advance(clock, lease.renewDeadlineMs + 1000, both);
     expect(a.member.holds(namespaceOfSlot(aSlot))).toBe(false);
     await advance(clock, lease.leaseDurationMs, both);
-    expect(b.member.status().held).toBe(slotCount);
+    expect(b.member.status().held).toBe(rootSlotCount);
     // Back on the network: its old Lease is gone, so it joins again under a new one and gets a share back.
     a.cable.cut = false;
     await advance(clock, 8000, both);
     expect(a.member.status().member).not.toBe("loom-a-0");
     expect(ring.leases.has("loom-a-0")).toBe(false);
-    expect(a.member.status().held).toBeGreaterThan(slotCount / 4);
+    expect(a.member.status().held).toBeGreaterThan(rootSlotCount / 4);
     await Promise.all([a.stop(), b.stop()]);
   });
 
@@ -198,10 +207,10 @@ describe("shard ring member", () => {
     await advance(clock, 3 * lease.renewDeadlineMs, [a.member, b.member]);
     expect(a.member.status().member).toBe("loom-a-0");
     // Still renewed, so still acting on the slots it keeps.
-    expect([...Array(slotCount).keys()].some((slot) => a.member.holds(namespaceOfSlot(slot)))).toBe(true);
+    expect([...Array(rootSlotCount).keys()].some((slot) => a.member.holds(namespaceOfSlot(slot)))).toBe(true);
     release();
     await advance(clock, 3000, [a.member, b.member]);
-    expect(a.member.status().held + b.member.status().held).toBe(slotCount);
+    expect(a.member.status().held + b.member.status().held).toBe(rootSlotCount);
     await Promise.all([a.stop(), b.stop()]);
   });
 
@@ -216,8 +225,8 @@ describe("shard ring member", () => {
       await clock.advance(100);
       for (const member of [a.member, b.member]) widest = Math.max(widest, member.cacheShare.ranges().reduce((sum, r) => sum + Number((r.end - r.start) >> 56n), 0));
     }
-    expect(widest).toBeLessThan(slotCount);
-    expect(a.member.status().held + b.member.status().held).toBe(slotCount);
+    expect(widest).toBeLessThan(rootSlotCount);
+    expect(a.member.status().held + b.member.status().held).toBe(rootSlotCount);
     await Promise.all([a.stop(), b.stop()]);
   });
 
@@ -230,7 +239,61 @@ describe("shard ring member", () => {
     await b.stop();
     expect(ring.leases.has(b.member.status().member)).toBe(false);
     await advance(clock, 2000, [a.member]);
-    expect(a.member.status().held).toBe(slotCount);
+    expect(a.member.status().held).toBe(rootSlotCount);
     await a.stop();
+  });
+
+  for (const [scheme, names] of [
+    ["scale-0 … scale-99", Array.from({ length: 100 }, (_, i) => `scale-${i}`)],
+    ["tenant-0 … tenant-999", Array.from({ length: 1000 }, (_, i) => `tenant-${i}`)],
+  ] as const) {
+    test(`${scheme}: 3 members act on a third each, a 4th takes only its part, and every namespace has one actor the others agree on`, async () => {
+      const ring = new FakeRing();
+      const clock = new FakeClock();
+      const namespaces = ["default", "kube-system", "kube-public", "kube-node-lease", ...names];
+      const running = ["a", "b", "c"].map((name) => startMember(ring, clock, name, () => true, () => namespaces));
+      const actors = () => running.map(({ member }) => member);
+      await advance(clock, 6000, actors(), namespaces);
+      const actingOn = (member: RingMember) => names.filter((namespace) => member.verdict(namespace) === "act").length;
+      const agreed = () => {
+        for (const namespace of namespaces) {
+          const verdicts = actors().map((member) => member.verdict(namespace));
+          expect(verdicts.filter((v) => v === "act")).toHaveLength(1);
+          expect(verdicts.filter((v) => v === "wait")).toHaveLength(0);
+        }
+      };
+      agreed();
+      for (const member of actors()) expect(Math.abs(actingOn(member) / names.length - 1 / 3)).toBeLessThanOrEqual(0.2 / 3);
+      const before = ring.table.table;
+
+      running.push(startMember(ring, clock, "d", () => true, () => namespaces));
+      await advance(clock, 8000, actors(), namespaces);
+      agreed();
+      const after = ring.table.table;
+      const newcomer = running[3]!.member.status().member;
+      const moved = names.filter((namespace) => holderOfNamespace(before, namespace) !== holderOfNamespace(after, namespace));
+      expect(moved.length).toBeLessThanOrEqual((1.2 * names.length) / 4);
+      for (const namespace of moved) expect(holderOfNamespace(after, namespace)).toBe(newcomer);
+      for (const member of actors()) expect(Math.abs(actingOn(member) / names.length - 1 / 4)).toBeLessThanOrEqual(0.2 / 4);
+      await Promise.all(running.map((r) => r.stop()));
+    });
+  }
+
+  test("a namespace created in a crowded slot has the slot split by its holder, which keeps both halves until the plan moves one", async () => {
+    const ring = new FakeRing();
+    const clock = new FakeClock();
+    const namespaces = ["default", "kube-system", ...Array.from({ length: 10 }, (_, i) => `team-${i}`)];
+    const a = startMember(ring, clock, "a", () => true, () => namespaces);
+    const b = startMember(ring, clock, "b", () => true, () => namespaces);
+    await advance(clock, 5000, [a.member, b.member], namespaces);
+    const slots = ring.table.table.slots.length;
+    for (let i = 10; i < 40; i++) namespaces.push(`team-${i}`);
+    a.member.namespacesChanged();
+    b.member.namespacesChanged();
+    await advance(clock, 5000, [a.member, b.member], namespaces);
+    expect(ring.table.table.slots.length).toBeGreaterThan(slots);
+    for (const namespace of namespaces) expect([a.member, b.member].filter((m) => m.verdict(namespace) === "act")).toHaveLength(1);
+    expect(Math.abs(namespaces.filter((ns) => a.member.holds(ns)).length - namespaces.length / 2)).toBeLessThanOrEqual(namespaces.length * 0.1);
+    await Promise.all([a.stop(), b.stop()]);
   });
 });

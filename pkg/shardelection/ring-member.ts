@@ -1,7 +1,10 @@
 // One replica's part in a shard ring. Membership is a Lease per replica, renewed like a leader's;
 // the members alive are those whose Lease changed within the lease duration, as this process saw
-// it. Every member computes the same desired owner for each slot (assignment.ts), and the slot
-// table (slot-table.ts) records who actually holds each one. The handover of a slot:
+// it. Every member computes the same desired owner for each slot from the slot table, the members
+// and the namespaces (assignment.ts), and the slot table (slot-table.ts) records who actually
+// holds each one. A slot that holds too many namespaces is cut in two in the table by its holder
+// (or by anyone while it is free); the halves keep its holder, so a cut moves nothing by itself.
+// The handover of a slot:
 //   1. its holder sees that the slot belongs to another member, stops starting work in it, waits
 //      for the work in flight (at most the drain timeout), then takes it out of the table;
 //   2. the new owner, once its caches hold the slot's namespaces, writes itself into the table,
@@ -13,12 +16,15 @@
 // acting before anyone else starts (the deadline is shorter than the lease duration).
 import { type Clock, realClock } from "../clock/clock.ts";
 import type { Logger } from "../log/logger.ts";
-import { assignSlots } from "../sharding/assignment.ts";
+import { compareResourceVersions } from "../kube/resource-version.ts";
+import { planSlotOwners } from "../sharding/assignment.ts";
 import { type HashRange, sameRanges } from "../sharding/hash-range.ts";
-import { namespaceSlot, rangesOfSlots, slotCount } from "../sharding/slots.ts";
+import { namespaceHash } from "../sharding/namespace-hash.ts";
+import { maxSlotWeight, slotWeights, sortHashes, splitHeavySlots } from "../sharding/slot-splits.ts";
+import { rangesOfSlots, slotIndexOf } from "../sharding/slots.ts";
 import { MembershipLostError, type RingApi } from "./ring-api.ts";
 import type { NamespaceOwnership, NamespaceVerdict } from "./namespace-ownership.ts";
-import { emptySlotTable, type SlotHolders } from "./slot-table.ts";
+import { applySplit, emptySlotTable, type SlotTable, slotCounts } from "./slot-table.ts";
 
 export interface RingMemberOptions {
   api: RingApi;
@@ -33,6 +39,8 @@ export interface RingMemberOptions {
   drainTimeoutMs: number;
   /** Whether every sharded cache holds `ranges` by now: a slot is taken only once its objects are cached. */
   cached: (ranges: readonly HashRange[]) => boolean;
+  /** The namespaces that exist, undefined until known: shares are balanced over them. Call namespacesChanged() when they change. */
+  namespaces: () => readonly string[] | undefined;
   logger: Logger;
   clock?: Clock;
   /** A random member-name suffix; tests pass their own. */
@@ -58,6 +66,8 @@ export interface RingMemberStatus {
   /** This member's Lease ("" between memberships). */
   member: string;
   members: { name: string; alive: boolean; slots: number }[];
+  /** Slots in the table (256, more once crowded ones were split). */
+  slots: number;
   held: number;
   draining: number;
   ranges: readonly HashRange[];
@@ -72,7 +82,7 @@ const defaultSuffix = () => Math.random().toString(16).slice(2, 10).padEnd(8, "0
 export class RingMember implements NamespaceOwnership {
   private readonly clock: Clock;
   private readonly members = new Map<string, ObservedMember>();
-  private table: SlotHolders = emptySlotTable();
+  private table: SlotTable = emptySlotTable();
   private tableVersion = "";
   private me = "";
   private myVersion = "";
@@ -80,13 +90,18 @@ export class RingMember implements NamespaceOwnership {
   private renewedAt: number | undefined;
   /** Monotonic time this membership began. */
   private joinedAt = 0;
-  private readonly held = new Set<number>();
-  /** Slots being handed over: since when. No new work starts in them. */
-  private readonly draining = new Map<number, number>();
-  private readonly inFlight = new Map<number, number>();
+  /** Slots held, by start; only this member splits or frees them. */
+  private readonly held = new Map<bigint, HashRange>();
+  /** The held slots sorted, to find a namespace's. */
+  private heldSorted: HashRange[] = [];
+  /** Slots being handed over, by start: since when. No new work starts in them. */
+  private readonly draining = new Map<bigint, number>();
+  /** Work in flight by namespace: a slot is handed over once none of its namespaces has any. */
+  private readonly inFlight = new Map<string, number>();
   /** Holders whose Lease is known to be gone: their table entries are free. */
   private readonly goneHolders = new Set<string>();
-  private desired: string[] = [];
+  /** Who should hold each slot, as the last step computed it over the table's slots then. */
+  private plan: { slots: readonly HashRange[]; owners: readonly string[] } = { slots: [], owners: [] };
   private cachedRanges: readonly HashRange[] = [];
   private readonly listeners = new Set<() => void>();
   private readonly rangeListeners = new Set<() => void>();
@@ -117,10 +132,16 @@ export class RingMember implements NamespaceOwnership {
     this.poke();
   }
 
-  /** The slot table as the ring's informer saw it. */
-  observeTable(holders: SlotHolders, resourceVersion: string): void {
-    this.table = holders;
+  /** The slot table as the ring's informer saw it; a version older than the one this member last wrote or read is ignored. */
+  observeTable(table: SlotTable, resourceVersion: string): void {
+    if ((compareResourceVersions(resourceVersion, this.tableVersion) ?? 0) < 0) return;
+    this.table = table;
     this.tableVersion = resourceVersion;
+    this.poke();
+  }
+
+  /** The namespaces (options.namespaces) changed: shares may have to follow. */
+  namespacesChanged(): void {
     this.poke();
   }
 
@@ -128,27 +149,27 @@ export class RingMember implements NamespaceOwnership {
 
   /** Whether a write to `namespace` ("" for cluster-scoped objects) may be sent now. */
   holds(namespace: string): boolean {
-    return this.acting() && this.held.has(namespaceSlot(namespace));
+    return this.acting() && this.heldSlotOf(namespaceHash(namespace)) !== undefined;
   }
 
   verdict(namespace: string): NamespaceVerdict {
-    const slot = namespaceSlot(namespace);
-    if (this.acting() && this.held.has(slot) && !this.draining.has(slot)) return "act";
-    return this.me !== "" && this.desired[slot] === this.me ? "wait" : "elsewhere";
+    const hash = namespaceHash(namespace);
+    const slot = this.heldSlotOf(hash);
+    if (this.acting() && slot !== undefined && !this.draining.has(slot.start)) return "act";
+    return this.me !== "" && this.plannedOwner(hash) === this.me ? "wait" : "elsewhere";
   }
 
   begin(namespace: string): (() => void) | undefined {
     if (this.verdict(namespace) !== "act") return undefined;
-    const slot = namespaceSlot(namespace);
-    this.inFlight.set(slot, (this.inFlight.get(slot) ?? 0) + 1);
+    this.inFlight.set(namespace, (this.inFlight.get(namespace) ?? 0) + 1);
     let ended = false;
     return () => {
       if (ended) return;
       ended = true;
-      const left = (this.inFlight.get(slot) ?? 1) - 1;
-      if (left > 0) this.inFlight.set(slot, left);
-      else this.inFlight.delete(slot);
-      if (this.draining.has(slot)) this.poke();
+      const left = (this.inFlight.get(namespace) ?? 1) - 1;
+      if (left > 0) this.inFlight.set(namespace, left);
+      else this.inFlight.delete(namespace);
+      if (this.draining.size > 0) this.poke();
     };
   }
 
@@ -169,16 +190,16 @@ export class RingMember implements NamespaceOwnership {
 
   status(): RingMemberStatus {
     const now = this.clock.monotonic();
-    const slots = new Map<string, number>();
-    for (const holder of this.table) if (holder !== undefined) slots.set(holder, (slots.get(holder) ?? 0) + 1);
+    const slots = slotCounts(this.table);
     const names = new Set([...this.members.keys(), ...slots.keys()]);
     return {
       ring: this.options.ring,
       member: this.me,
       members: [...names].sort().map((name) => ({ name, alive: this.alive(name, now), slots: slots.get(name) ?? 0 })),
+      slots: this.table.slots.length,
       held: this.held.size,
       draining: this.draining.size,
-      ranges: rangesOfSlots(this.held),
+      ranges: rangesOfSlots(this.held.values()),
       handovers: { ...this.handovers },
     };
   }
@@ -262,7 +283,15 @@ export class RingMember implements NamespaceOwnership {
     // Replicas started together (a Deployment's) see one another within a couple of retry periods;
     // computing a share before that would have the first of them cache, and list, the whole cluster.
     if (this.clock.monotonic() - this.joinedAt < joinGracePeriods * this.options.retryPeriodMs) return;
-    this.desired = assignSlots(this.aliveMembers());
+    const namespaces = this.options.namespaces();
+    // Until the namespaces are known a plan would weigh every slot as empty.
+    if (namespaces === undefined) return;
+    const hashes = sortHashes(new Set(["", ...namespaces].map(namespaceHash)));
+    const members = this.aliveMembers();
+    await this.splitCrowdedSlots(hashes, members.length);
+    const { slots, holders } = this.table;
+    const owners = planSlotOwners({ slots, holders: holders.map((h) => (h !== undefined && members.includes(h) ? h : undefined)), members, weights: slotWeights(slots, hashes) });
+    this.plan = { slots, owners };
     this.updateCachedRanges();
     await this.handOver();
     await this.declareDeadHolders();
@@ -296,7 +325,7 @@ export class RingMember implements NamespaceOwnership {
     logger.warn({ ring: this.options.ring, member: this.me, slots: this.held.size, reason: why }, "left the shard ring; no longer acting on its namespaces");
     const gone = this.me;
     const version = this.myVersion;
-    this.held.clear();
+    this.setHeld([]);
     this.draining.clear();
     this.me = "";
     this.renewedAt = undefined;
@@ -321,10 +350,48 @@ export class RingMember implements NamespaceOwnership {
     return [...this.members.keys()].filter((name) => this.alive(name, now)).sort();
   }
 
+  /** The held slot that holds `hash`; undefined: none. */
+  private heldSlotOf(hash: bigint): HashRange | undefined {
+    if (this.heldSorted.length === 0) return undefined;
+    const slot = this.heldSorted[slotIndexOf(this.heldSorted, hash)]!;
+    return slot.start <= hash && hash < slot.end ? slot : undefined;
+  }
+
+  private setHeld(slots: Iterable<HashRange>): void {
+    this.held.clear();
+    for (const slot of slots) this.held.set(slot.start, slot);
+    this.heldSorted = [...this.held.values()].sort((a, b) => (a.start < b.start ? -1 : 1));
+  }
+
+  /** Who should hold the slot of `hash`, by the last plan. */
+  private plannedOwner(hash: bigint): string | undefined {
+    return this.plan.slots.length === 0 ? undefined : this.plan.owners[slotIndexOf(this.plan.slots, hash)];
+  }
+
+  /**
+   * Cuts the slots that hold more namespaces than a balanced share allows (slot-splits.ts), among those
+   * this member holds and keeps and the free ones: no one else's slot changes under it.
+   */
+  private async splitCrowdedSlots(hashes: readonly bigint[], members: number): Promise<void> {
+    const before = this.table;
+    const splittable = (index: number) => {
+      const holder = before.holders[index];
+      const start = before.slots[index]!.start;
+      return holder === undefined || this.goneHolders.has(holder) || (holder === this.me && this.held.has(start) && !this.draining.has(start));
+    };
+    const split = splitHeavySlots(before.slots, hashes, maxSlotWeight(hashes.length, members), splittable);
+    if (!split) return;
+    // writeTable applies the change to the table it holds now, which is `before`: nothing awaited since.
+    if (!(await this.writeTable(() => applySplit(before, split)))) return;
+    this.setHeld(split.slots.filter((_, i) => this.held.has(before.slots[split.origin[i]!]!.start)));
+    this.options.logger.info({ ring: this.options.ring, slots: split.slots.length - before.slots.length }, "split crowded shard slots");
+    this.changed();
+  }
+
   private updateCachedRanges(): void {
-    const slots = new Set<number>([...this.held, ...this.draining.keys()]);
-    this.desired.forEach((owner, slot) => {
-      if (owner === this.me) slots.add(slot);
+    const slots = [...this.held.values()];
+    this.plan.owners.forEach((owner, slot) => {
+      if (owner === this.me) slots.push(this.plan.slots[slot]!);
     });
     const ranges = rangesOfSlots(slots);
     if (sameRanges(ranges, this.cachedRanges)) return;
@@ -336,28 +403,28 @@ export class RingMember implements NamespaceOwnership {
   private async handOver(): Promise<void> {
     const now = this.clock.monotonic();
     let started = false;
-    for (const slot of this.held) {
-      const owner = this.desired[slot];
-      if (owner !== this.me && !this.draining.has(slot)) {
-        this.draining.set(slot, now);
+    for (const [start] of this.held) {
+      const owner = this.plannedOwner(start);
+      if (owner !== this.me && !this.draining.has(start)) {
+        this.draining.set(start, now);
         started = true;
       }
-      if (owner === this.me && this.draining.delete(slot)) started = true;
+      if (owner === this.me && this.draining.delete(start)) started = true;
     }
     if (started) this.changed();
-    const drained = [...this.draining].filter(([slot, since]) => !this.inFlight.has(slot) || now - since >= this.options.drainTimeoutMs).map(([slot]) => slot);
-    if (drained.length === 0) return;
-    const released = await this.writeTable((holders) => {
-      for (const slot of drained) if (holders[slot] === this.me) holders[slot] = undefined;
+    const busy = (slot: HashRange) => [...this.inFlight.keys()].some((namespace) => {
+      const hash = namespaceHash(namespace);
+      return slot.start <= hash && hash < slot.end;
     });
+    const drained = new Set([...this.draining].filter(([start, since]) => !busy(this.held.get(start)!) || now - since >= this.options.drainTimeoutMs).map(([start]) => start));
+    if (drained.size === 0) return;
+    const released = await this.writeTable((table) => this.withoutMine(table, drained));
     if (!released) return;
-    for (const slot of drained) {
-      this.held.delete(slot);
-      this.draining.delete(slot);
-    }
-    this.handovers.released += drained.length;
-    this.options.observer?.slotsReleased(drained.length);
-    this.options.logger.info({ ring: this.options.ring, slots: drained.length }, "handed shard slots over");
+    this.setHeld([...this.held.values()].filter((slot) => !drained.has(slot.start)));
+    for (const start of drained) this.draining.delete(start);
+    this.handovers.released += drained.size;
+    this.options.observer?.slotsReleased(drained.size);
+    this.options.logger.info({ ring: this.options.ring, slots: drained.size }, "handed shard slots over");
     this.changed();
   }
 
@@ -377,9 +444,9 @@ export class RingMember implements NamespaceOwnership {
       }
     }
     const unseen = new Set<string>();
-    this.desired.forEach((owner, slot) => {
-      const holder = this.table[slot];
-      if (owner === this.me && holder !== undefined && holder !== this.me && !this.goneHolders.has(holder) && !this.members.has(holder)) unseen.add(holder);
+    this.table.slots.forEach((slot, index) => {
+      const holder = this.table.holders[index];
+      if (this.plannedOwner(slot.start) === this.me && holder !== undefined && holder !== this.me && !this.goneHolders.has(holder) && !this.members.has(holder)) unseen.add(holder);
     });
     // Not in this cache: gone, or created a moment ago; etcd decides.
     for (const holder of unseen) if (!(await this.options.api.memberExists(holder))) this.goneHolders.add(holder);
@@ -388,38 +455,42 @@ export class RingMember implements NamespaceOwnership {
   /** Writes this member into the free slots it should hold whose objects are cached by now. */
   private async take(): Promise<void> {
     const free = (holder: string | undefined) => holder === undefined || this.goneHolders.has(holder);
-    const wanted: number[] = [];
-    for (let slot = 0; slot < slotCount; slot++) {
-      if (this.desired[slot] === this.me && !this.held.has(slot) && free(this.table[slot])) wanted.push(slot);
-    }
-    const ready = wanted.filter((slot) => this.options.cached(rangesOfSlots([slot])));
-    if (ready.length === 0) return;
-    const taken = await this.writeTable((holders) => {
-      for (const slot of ready) if (free(holders[slot])) holders[slot] = this.me;
-    });
+    const { slots, holders } = this.table;
+    const ready = new Set(
+      slots.filter((slot, index) => this.plannedOwner(slot.start) === this.me && !this.held.has(slot.start) && free(holders[index]) && this.options.cached([slot])).map((slot) => slot.start),
+    );
+    if (ready.size === 0) return;
+    const taken = await this.writeTable((table) => ({
+      slots: table.slots,
+      holders: table.holders.map((holder, index) => (ready.has(table.slots[index]!.start) && free(holder) ? this.me : holder)),
+    }));
     if (!taken) return;
-    const got = ready.filter((slot) => taken[slot] === this.me);
-    for (const slot of got) this.held.add(slot);
+    const got = taken.slots.filter((slot, index) => ready.has(slot.start) && taken.holders[index] === this.me);
+    this.setHeld([...this.held.values(), ...got]);
     this.handovers.taken += got.length;
     this.options.observer?.slotsTaken(got.length);
     this.options.logger.info({ ring: this.options.ring, slots: got.length, held: this.held.size }, "took shard slots");
     this.changed();
   }
 
-  /** Applies `change` to the table by compare-and-swap; on a conflict reads it again and retries next step. */
-  private async writeTable(change: (holders: (string | undefined)[]) => void): Promise<SlotHolders | undefined> {
+  /** `table` with the slots of `starts` this member holds freed. */
+  private withoutMine(table: SlotTable, starts: ReadonlySet<bigint>): SlotTable {
+    return { slots: table.slots, holders: table.holders.map((holder, index) => (holder === this.me && starts.has(table.slots[index]!.start) ? undefined : holder)) };
+  }
+
+  /** Writes `change` of the table by compare-and-swap; on a conflict reads it again and retries next step. */
+  private async writeTable(change: (table: SlotTable) => SlotTable): Promise<SlotTable | undefined> {
     if (!this.acting()) return undefined;
-    const holders = this.table.slice();
-    change(holders);
-    const version = this.tableVersion === "" ? undefined : await this.options.api.writeTable(holders, this.tableVersion);
+    const next = change(this.table);
+    const version = this.tableVersion === "" ? undefined : await this.options.api.writeTable(next, this.tableVersion);
     if (version === undefined) {
       const fresh = await this.options.api.readTable();
-      this.observeTable(fresh.holders, fresh.resourceVersion);
+      this.observeTable(fresh.table, fresh.resourceVersion);
       return undefined;
     }
-    this.table = holders;
+    this.table = next;
     this.tableVersion = version;
-    return holders;
+    return next;
   }
 
   /** On the way out: nothing new starts, every slot is let go, and the Lease is deleted, so the others take over at once. */
@@ -428,13 +499,11 @@ export class RingMember implements NamespaceOwnership {
     const { api, logger } = this.options;
     try {
       if (this.held.size > 0 && this.acting()) {
-        const mine = [...this.held];
-        for (const slot of mine) this.draining.set(slot, this.clock.monotonic());
+        const mine = new Set(this.held.keys());
+        for (const start of mine) this.draining.set(start, this.clock.monotonic());
         this.changed();
         for (let attempt = 0; attempt < 5; attempt++) {
-          const released = await this.writeTable((holders) => {
-            for (const slot of mine) if (holders[slot] === this.me) holders[slot] = undefined;
-          });
+          const released = await this.writeTable((table) => this.withoutMine(table, mine));
           if (released) break;
         }
       }
@@ -443,7 +512,7 @@ export class RingMember implements NamespaceOwnership {
     } catch (err) {
       logger.warn({ err: errorText(err) }, "could not leave the shard ring cleanly; the others take over once its Lease expires");
     } finally {
-      this.held.clear();
+      this.setHeld([]);
       this.draining.clear();
       this.me = "";
       this.renewedAt = undefined;

@@ -1,8 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { assignSlots } from "./assignment.ts";
+import { planSlotOwners } from "./assignment.ts";
 import { fnv1a64 } from "./fnv1a64.ts";
 import { type HashRange, hashSpaceEnd, intersectRanges, normalizeRanges, rangesContain, shardSelector, subtractRanges } from "./hash-range.ts";
-import { namespaceSlot, rangesOfSlots, slotCount, slotOfHash } from "./slots.ts";
+import { maxSlots, maxSlotWeight, slotWeights, sortHashes, splitHeavySlots } from "./slot-splits.ts";
+import { formatSlotStart, parseSlotStart, rootSlotCount, rootSlots, slotIndexOf, slotsFromStarts } from "./slots.ts";
 
 const r = (start: bigint, end: bigint): HashRange => ({ start, end });
 
@@ -38,41 +39,118 @@ describe("hash ranges", () => {
 });
 
 describe("slots", () => {
-  test("a namespace's slot is the top byte of its hash, and its slot range contains the hash", () => {
-    expect(namespaceSlot("default")).toBe(0xeb);
-    expect(rangesContain(rangesOfSlots([namespaceSlot("default")]), fnv1a64("default"))).toBe(true);
-    expect(slotOfHash(hashSpaceEnd - 1n)).toBe(slotCount - 1);
+  test("the root slots are the hash's top byte and cover the hash space; a hash's slot is found among slots of any width", () => {
+    const roots = rootSlots();
+    expect(roots).toHaveLength(rootSlotCount);
+    expect(normalizeRanges(roots)).toEqual([r(0n, hashSpaceEnd)]);
+    expect(slotIndexOf(roots, fnv1a64("default"))).toBe(0xeb);
+    expect(slotIndexOf(roots, hashSpaceEnd - 1n)).toBe(rootSlotCount - 1);
+    const uneven = [r(0n, 10n), r(10n, 11n), r(11n, hashSpaceEnd)];
+    expect([0n, 9n, 10n, 11n, hashSpaceEnd - 1n].map((hash) => slotIndexOf(uneven, hash))).toEqual([0, 0, 1, 2, 2]);
   });
 
-  test("all slots together are the whole hash space as one range", () => {
-    expect(rangesOfSlots(Array.from({ length: slotCount }, (_, i) => i))).toEqual([r(0n, hashSpaceEnd)]);
+  test("a slot's start is written as its leading hex digits and read back", () => {
+    for (const start of [0n, 0xa3n << 56n, 0xa3c9n << 48n, 0x0000000000000001n, 0xffffffffffffffffn]) expect(parseSlotStart(formatSlotStart(start))).toBe(start);
+    expect(formatSlotStart(0xa3n << 56n)).toBe("a3");
+    expect(formatSlotStart(0n)).toBe("0");
+    expect(parseSlotStart("xyz")).toBeUndefined();
+    expect(slotsFromStarts([10n, 0n])).toEqual([r(0n, 10n), r(10n, hashSpaceEnd)]);
+    expect(slotsFromStarts([10n])).toBeUndefined();
   });
 });
 
-describe("rendezvous assignment", () => {
-  const members = (n: number) => Array.from({ length: n }, (_, i) => `kube-loom-${i}-${(i * 7919).toString(16)}`);
-  const share = (owners: string[], member: string) => owners.filter((o) => o === member).length;
+describe("splitting crowded slots", () => {
+  const hashesOf = (names: string[]) => sortHashes(names.map(fnv1a64));
+  const scale = Array.from({ length: 100 }, (_, i) => `scale-${i}`);
 
-  test("every member gets close to 1/N of the slots", () => {
-    for (const n of [2, 3, 5]) {
-      const owners = assignSlots(members(n));
-      for (const member of members(n)) expect(Math.abs(share(owners, member) - slotCount / n)).toBeLessThan(slotCount / n / 4);
-    }
+  test("names that differ only at the end crowd a few root slots; splits part them at short bounds, halving each time", () => {
+    const hashes = hashesOf(scale);
+    expect(new Set(slotWeights(rootSlots(), hashes).filter((w) => w > 0)).size).toBeLessThanOrEqual(2);
+    const split = splitHeavySlots(rootSlots(), hashes, 2, () => true)!;
+    expect(Math.max(...slotWeights(split.slots, hashes))).toBeLessThanOrEqual(2);
+    expect(normalizeRanges(split.slots)).toEqual([r(0n, hashSpaceEnd)]);
+    // About 100/2 slots more, not the hundreds halving the hash range would leave empty.
+    expect(split.slots.length - rootSlotCount).toBeLessThan(100);
+    for (const slot of split.slots) expect(formatSlotStart(slot.start).length).toBeLessThanOrEqual(12);
+    split.origin.forEach((origin, i) => expect(rangesContain([rootSlots()[origin]!], split.slots[i]!.start)).toBe(true));
   });
 
-  test("a join moves only the slots the newcomer takes, about 1/N; a leave moves only the leaver's", () => {
-    const before = assignSlots(members(3));
-    const after = assignSlots(members(4));
-    const moved = before.filter((owner, slot) => owner !== after[slot]);
-    expect(moved.length).toBeLessThanOrEqual(Math.ceil((1.2 * slotCount) / 4));
-    after.forEach((owner, slot) => {
-      if (owner !== before[slot]) expect(owner).toBe(members(4)[3]!);
+  test("only slots allowed are split, nothing needs splitting twice, and the table stays within its bound", () => {
+    const hashes = hashesOf(scale);
+    const crowded = slotWeights(rootSlots(), hashes).findIndex((w) => w > 2);
+    const split = splitHeavySlots(rootSlots(), hashes, 2, (index) => index !== crowded)!;
+    expect(split.origin.filter((origin) => origin === crowded)).toHaveLength(1);
+    const all = splitHeavySlots(rootSlots(), hashes, 2, () => true)!;
+    expect(splitHeavySlots(all.slots, hashes, 2, () => true)).toBeUndefined();
+    const many = hashesOf(Array.from({ length: 5000 }, (_, i) => `tenant-${i}`));
+    expect(splitHeavySlots(rootSlots(), many, 1, () => true)!.slots).toHaveLength(maxSlots);
+    expect(splitHeavySlots(rootSlots(), hashesOf(["default", "kube-system"]), 1, () => true)).toBeUndefined();
+  });
+});
+
+describe("planning who holds each slot", () => {
+  const members = (n: number) => Array.from({ length: n }, (_, i) => `kube-loom-${i}-${(i * 7919).toString(16)}`);
+  const base = ["default", "kube-system", "kube-public", "kube-node-lease"];
+
+  /** Splits and plans over and over from `holders`, as the members' steps do, until the plan is what the table says. */
+  function settle(names: string[], ring: string[], from?: { slots: HashRange[]; holders: (string | undefined)[] }) {
+    const hashes = sortHashes(new Set(["", ...names].map(fnv1a64)));
+    let slots = from?.slots ?? rootSlots();
+    let holders = from?.holders ?? slots.map(() => undefined);
+    for (let round = 0; round < 10; round++) {
+      const split = splitHeavySlots(slots, hashes, maxSlotWeight(hashes.length, ring.length), () => true);
+      if (split) [slots, holders] = [split.slots, split.origin.map((i) => holders[i])];
+      const owners = planSlotOwners({ slots, holders: holders.map((h) => (h !== undefined && ring.includes(h) ? h : undefined)), members: ring, weights: slotWeights(slots, hashes) });
+      if (owners.every((owner, i) => owner === holders[i])) return { slots, holders };
+      holders = owners;
+    }
+    throw new Error("the plan does not settle");
+  }
+  const holderOf = (table: { slots: HashRange[]; holders: (string | undefined)[] }, name: string) => table.holders[slotIndexOf(table.slots, fnv1a64(name))];
+
+  for (const [scheme, names] of [
+    ["scale-0 … scale-99", Array.from({ length: 100 }, (_, i) => `scale-${i}`)],
+    ["tenant-0 … tenant-999", Array.from({ length: 1000 }, (_, i) => `tenant-${i}`)],
+  ] as const) {
+    test(`${scheme}: 3 members hold a third each (±20 %); a 4th takes at most 1.2/4 of them, all from the others`, () => {
+      const three = members(3);
+      const before = settle([...base, ...names], three);
+      for (const member of three) expect(Math.abs(names.filter((n) => holderOf(before, n) === member).length / names.length - 1 / 3)).toBeLessThanOrEqual(0.2 / 3);
+      const four = members(4);
+      const after = settle([...base, ...names], four, before);
+      const moved = names.filter((n) => holderOf(before, n) !== holderOf(after, n));
+      expect(moved.length).toBeLessThanOrEqual((1.2 * names.length) / 4);
+      for (const n of moved) expect(holderOf(after, n)).toBe(four[3]!);
+      for (const member of four) expect(Math.abs(names.filter((n) => holderOf(after, n) === member).length / names.length - 1 / 4)).toBeLessThanOrEqual(0.2 / 4);
+      // The 4th leaving again gives its namespaces to the others, whose own stay.
+      const back = settle([...base, ...names], three, after);
+      for (const n of names) if (holderOf(after, n) !== four[3]) expect(holderOf(back, n)).toBe(holderOf(after, n)!);
     });
-    const back = assignSlots(members(3));
-    expect(back).toEqual(before);
+  }
+
+  test("namespaces created one by one move others' slots only now and then, and the shares stay within an eighth or so", () => {
+    const names = [...base, ...Array.from({ length: 100 }, (_, i) => `scale-${i}`)];
+    let table = settle(names, members(3));
+    let creationsThatMoved = 0;
+    for (let i = 100; i < 120; i++) {
+      names.push(`scale-${i}`);
+      const next = settle(names, members(3), table);
+      if (names.slice(0, -1).some((n) => holderOf(table, n) !== holderOf(next, n))) creationsThatMoved++;
+      table = next;
+    }
+    expect(creationsThatMoved).toBeLessThanOrEqual(5);
+    for (const member of members(3)) expect(Math.abs(names.filter((n) => holderOf(table, n) === member).length / names.length - 1 / 3)).toBeLessThanOrEqual(0.2 / 3);
   });
 
   test("does not depend on the order the members are listed in", () => {
-    expect(assignSlots(members(4).reverse())).toEqual(assignSlots(members(4)));
+    const hashes = sortHashes(["", ...base].map(fnv1a64));
+    const input = { slots: rootSlots(), holders: rootSlots().map(() => undefined), weights: slotWeights(rootSlots(), hashes) };
+    expect(planSlotOwners({ ...input, members: members(4).reverse() })).toEqual(planSlotOwners({ ...input, members: members(4) }));
+  });
+
+  test("slots without namespaces go with the slot before them", () => {
+    const slots = [r(0n, 10n), r(10n, 20n), r(20n, 30n), r(30n, hashSpaceEnd)];
+    const owners = planSlotOwners({ slots, holders: ["a", undefined, "b", undefined], members: ["a", "b"], weights: [1, 0, 1, 0] });
+    expect(owners).toEqual(["a", "a", "b", "b"]);
   });
 });

@@ -9,6 +9,7 @@ export function shardRingStatus(status: RingMemberStatus, knownNamespaces: reado
     ring: status.ring,
     member: status.member,
     members: status.members.map((m) => ({ ...m, self: m.name === status.member })),
+    slots: status.slots,
     held: status.held,
     draining: status.draining,
     ranges: status.ranges.map(describeRange),

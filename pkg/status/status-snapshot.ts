@@ -181,7 +181,9 @@ export interface ShardRingStatus {
   member: string;
   /** Every member Lease seen, and every holder in the slot table. */
   members: { name: string; self: boolean; alive: boolean; slots: number }[];
-  /** Slots held, of 256, draining ones included. */
+  /** Slots in the ring's table: 256, more once slots crowded with namespaces were split. */
+  slots: number;
+  /** Slots held, of `slots`, draining ones included. */
   held: number;
   draining: number;
   /** The namespace-hash ranges held, as the API server's shard selector writes bounds. */

@@ -56,8 +56,10 @@ export interface ShardRingOptions {
 export interface ShardRingMember {
   /** This member acts on `namespace` now. */
   holds(namespace: string): boolean;
-  /** Slots held, of 256. */
+  /** Slots held, of slotsInTable(). */
   slotsHeld(): number;
+  /** Slots in the ring's table: 256, more once slots crowded with namespaces were split. */
+  slotsInTable(): number;
 }
 
 /** Controllers a test runs; `stop()` them when done (the environment's `stop()` does too). */
@@ -122,7 +124,7 @@ export async function runControllers(client: KubeClient, descriptors: readonly C
     informers.start(stop.signal);
     await waitForCaches(runnables, options.syncTimeoutMs ?? DEFAULT_SYNC_TIMEOUT_MS);
     const settings = { metrics, logger, shutdownTimeoutMs: options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS };
-    return started(runnables, stop, shutDown, settings, membership && { holds: (ns) => membership.member.holds(ns), slotsHeld: () => membership.member.status().held });
+    return started(runnables, stop, shutDown, settings, membership && { holds: (ns) => membership.member.holds(ns), slotsHeld: () => membership.member.status().held, slotsInTable: () => membership.member.status().slots });
   } catch (error) {
     await shutDown();
     throw error;

@@ -309,6 +309,8 @@ describe("deploy/kubernetes", () => {
     const role = find(manifests, "Role", "kube-loom-shard-ring");
     expect(role.metadata.namespace).toBe("kube-loom-shards");
     expect(find(manifests, "Namespace", "kube-loom-shards")).toBeDefined();
+    // Shares are balanced over the namespaces, which every member lists and watches.
+    expect(find(manifests, "ClusterRole", "kube-loom-shard-ring-namespaces").rules).toEqual([{ apiGroups: [""], resources: ["namespaces"], verbs: ["list", "watch"] }]);
   });
 
   test("the service-account-credentials overlay binds each controller's role to the controller's own account", async () => {

@@ -24,6 +24,8 @@ afterAll(async () => {
 }, SLOW);
 
 const slotsHeld = (running: RunningControllers[]) => running.reduce((sum, member) => sum + (member.shard?.slotsHeld() ?? 0), 0);
+/** Every slot of the table held among `running`. */
+const everySlotHeld = (running: RunningControllers[]) => slotsHeld(running) === (running[0]?.shard?.slotsInTable() ?? -1);
 
 function deployment(replicas: string): Deployment {
   const labels = { app: "web" };
@@ -38,10 +40,11 @@ async function scaledEvents(namespace: string): Promise<Event[]> {
 }
 
 test("three members share the namespaces: each Deployment is scaled once, by the one member holding its namespace", async () => {
-  await eventually(() => slotsHeld(members) === 256 && members.every((m) => (m.shard?.slotsHeld() ?? 0) > 0), { ...WAIT, message: "every slot held, by all three" });
+  await eventually(() => everySlotHeld(members) && members.every((m) => (m.shard?.slotsHeld() ?? 0) > 0), { ...WAIT, message: "every slot held, by all three" });
   const namespaces = await Promise.all(Array.from({ length: 8 }, () => env.namespace("sharded")));
   for (const namespace of namespaces) {
-    expect(members.filter((member) => member.shard?.holds(namespace))).toHaveLength(1);
+    // A new namespace may tip its holder over its fair part: a slot then moves, and for that moment nobody holds it.
+    await eventually(() => members.filter((member) => member.shard?.holds(namespace)).length === 1, { ...WAIT, message: `one member holding ${namespace}` });
     await env.client.dynamic.resource<Deployment>(resources.deployments, namespace).create(deployment("3"));
   }
   for (const namespace of namespaces) {
@@ -62,7 +65,7 @@ test("a member that stops hands its namespaces to the others, which act there at
     { ...WAIT, message: "a namespace held by the member about to stop" },
   );
   await leaving.stop();
-  await eventually(() => slotsHeld(staying) === 256, { ...WAIT, message: "the others hold every slot" });
+  await eventually(() => everySlotHeld(staying), { ...WAIT, message: "the others hold every slot" });
   const deployments = env.client.dynamic.resource<Deployment>(resources.deployments, itsNamespace);
   await deployments.create(deployment("2"));
   await eventually(async () => (await deployments.get("web")).spec?.replicas === 2, { ...WAIT, message: `${itsNamespace}/web at 2 replicas` });

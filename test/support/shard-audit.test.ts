@@ -1,6 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { slotCount } from "../../pkg/sharding/slots.ts";
-import { encodeSlotTable, slotTableAnnotation } from "../../pkg/shardelection/slot-table.ts";
+import { emptySlotTable, encodeSlotTable, slotTableAnnotation } from "../../pkg/shardelection/slot-table.ts";
 import type { AuditEvent } from "./audit-log.ts";
 import { ShardWriteCheck } from "./shard-audit.ts";
 
@@ -17,7 +16,8 @@ function memberCreated(user: string, lease: string, seconds: number): AuditEvent
 
 /** The table giving every slot to `holder` (undefined: nobody). */
 function tableWritten(user: string, holder: string | undefined, seconds: number, code = 200): AuditEvent {
-  const annotations = { [slotTableAnnotation]: encodeSlotTable(Array.from({ length: slotCount }, () => holder)) };
+  const { slots } = emptySlotTable();
+  const annotations = { [slotTableAnnotation]: encodeSlotTable({ slots, holders: slots.map(() => holder) }) };
   return { verb: "patch", user, resource: "leases", namespace: ring.namespace, name: ring.name, code, annotations, ...at(seconds) };
 }
 

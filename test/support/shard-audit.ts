@@ -4,13 +4,12 @@
 // that moment. The table's every version is in the audit log, since each is a write of the
 // ring's Lease logged with its body; a write that arrives after the table gave its namespace to
 // another member, or before it gave it to this one, means two processes acted on one namespace.
-import { namespaceSlot } from "../../pkg/sharding/slots.ts";
-import { decodeSlotTable, type SlotHolders, slotTableAnnotation } from "../../pkg/shardelection/slot-table.ts";
+import { decodeSlotTable, holderOfNamespace, legacySlotTableAnnotation, type SlotTable, slotTableAnnotation } from "../../pkg/shardelection/slot-table.ts";
 import { type AuditEvent, formatMicros } from "./audit-log.ts";
 import { insertInOrder, stateAt, type TimedState } from "./audit-timeline.ts";
 
 interface TableVersion extends TimedState {
-  holders: SlotHolders;
+  table: SlotTable;
 }
 
 const writeVerbs = new Set(["create", "update", "patch", "delete", "deletecollection"]);
@@ -68,16 +67,16 @@ export class ShardWriteCheck {
       if (event.verb === "create") this.#memberUsers.set(event.name, event.user);
       return;
     }
-    const text = event.annotations?.[slotTableAnnotation];
-    if ((event.verb !== "create" && event.verb !== "patch" && event.verb !== "update") || text === undefined) return;
-    insertInOrder(this.#tables, { sinceMicros: event.completedAtMicros, holders: decodeSlotTable(text) });
+    const written = event.annotations?.[slotTableAnnotation] ?? event.annotations?.[legacySlotTableAnnotation];
+    if ((event.verb !== "create" && event.verb !== "patch" && event.verb !== "update") || written === undefined) return;
+    insertInOrder(this.#tables, { sinceMicros: event.completedAtMicros, table: decodeSlotTable(event.annotations) });
   }
 
   #judge(write: AuditEvent): void {
     this.#writesChecked++;
     const namespace = write.namespace ?? "";
     const table = stateAt(this.#tables, write.receivedAtMicros);
-    const holder = table?.holders[namespaceSlot(namespace)];
+    const holder = table && holderOfNamespace(table.table, namespace);
     const holderUser = holder === undefined ? undefined : this.#memberUsers.get(holder);
     if (holderUser === write.user) return;
     const what = `${write.verb} ${write.resource}${write.subresource ? `/${write.subresource}` : ""} ${namespace}/${write.name ?? ""}`;
