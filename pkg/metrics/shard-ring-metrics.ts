@@ -1,5 +1,5 @@
-// The shard ring on /metrics: how many members are alive, how many slots the table has, how many this member holds and
-// drains, and the handovers it took part in, each labelled with the ring's name.
+// The shard ring on /metrics: how many members are alive, how many slots the table has, how many
+// this member holds and drains, and the handovers it took part in, each labelled with the ring's name.
 import type { Registry } from "prom-client";
 import type { RingMemberStatus, RingObserver } from "../shardelection/ring-member.ts";
 import { counter, gauge } from "./declare.ts";
