@@ -102,6 +102,8 @@ export class RingMember implements NamespaceOwnership {
   private readonly goneHolders = new Set<string>();
   /** Who should hold each slot, as the last step computed it over the table's slots then. */
   private plan: { slots: readonly HashRange[]; owners: readonly string[] } = { slots: [], owners: [] };
+  /** What the plan was made from: the table, then the members and the namespaces per slot. */
+  private planned: { table: SlotTable | undefined; inputs: string } = { table: undefined, inputs: "" };
   private cachedRanges: readonly HashRange[] = [];
   private readonly listeners = new Set<() => void>();
   private readonly rangeListeners = new Set<() => void>();
@@ -289,9 +291,7 @@ export class RingMember implements NamespaceOwnership {
     const hashes = sortHashes(new Set(["", ...namespaces].map(namespaceHash)));
     const members = this.aliveMembers();
     await this.splitCrowdedSlots(hashes, members.length);
-    const { slots, holders } = this.table;
-    const owners = planSlotOwners({ slots, holders: holders.map((h) => (h !== undefined && members.includes(h) ? h : undefined)), members, weights: slotWeights(slots, hashes) });
-    this.plan = { slots, owners };
+    this.replan(members, hashes);
     this.updateCachedRanges();
     await this.handOver();
     await this.declareDeadHolders();
@@ -361,6 +361,20 @@ export class RingMember implements NamespaceOwnership {
     this.held.clear();
     for (const slot of slots) this.held.set(slot.start, slot);
     this.heldSorted = [...this.held.values()].sort((a, b) => (a.start < b.start ? -1 : 1));
+  }
+
+  /**
+   * Plans who should hold each slot, unless nothing the plan depends on changed since the last
+   * step: most steps are Lease renewals, and planning costs a few hundred 64-bit hashes.
+   */
+  private replan(members: readonly string[], hashes: readonly bigint[]): void {
+    const { slots, holders } = this.table;
+    const weights = slotWeights(slots, hashes);
+    const inputs = `${members.join(",")}|${weights.join(",")}`;
+    if (this.planned.table === this.table && this.planned.inputs === inputs) return;
+    const owners = planSlotOwners({ slots, holders: holders.map((h) => (h !== undefined && members.includes(h) ? h : undefined)), members, weights });
+    this.plan = { slots, owners };
+    this.planned = { table: this.table, inputs };
   }
 
   /** Who should hold the slot of `hash`, by the last plan. */
