@@ -49,7 +49,7 @@ describe("SharedInformerFactory", () => {
     expect(factory.forResource(resources.pods, { labelSelector: "app=x" }).informer).not.toBe(pods.informer);
     expect(factory.forMetadata(resources.pods).informer).not.toBe(pods.informer);
     expect(factory.forResource(widgets).informer).toBe(factory.forResource(widgets).informer);
-    expect(requests.map(({ request: { keptFields: _, ...scope } }) => scope)).toEqual([
+    expect(requests.map(({ request: { keptFields: _, heldVersions: __, ...scope } }) => scope)).toEqual([
       { namespace: undefined, labelSelector: undefined, fieldSelector: undefined, metadataOnly: false },
       { namespace: "kube-system", labelSelector: undefined, fieldSelector: undefined, metadataOnly: false },
       { namespace: undefined, labelSelector: "app=x", fieldSelector: undefined, metadataOnly: false },
@@ -91,7 +91,7 @@ describe("SharedInformerFactory", () => {
     });
     factory.forResource(resources.configMaps);
     factory.forResource(resources.leases, { namespace: "" });
-    expect(requests.map(({ keptFields: _, ...scope }) => scope)).toEqual([
+    expect(requests.map(({ keptFields: _, heldVersions: __, ...scope }) => scope)).toEqual([
       { namespace: "team-a", labelSelector: "managed=true", fieldSelector: undefined, metadataOnly: false },
       { namespace: undefined, labelSelector: "managed=true", fieldSelector: undefined, metadataOnly: false },
     ]);
@@ -107,6 +107,21 @@ describe("SharedInformerFactory", () => {
     expect([...(kept?.keys() ?? [])].sort()).toEqual(["apiVersion", "kind", "metadata", "status"]);
     expect(kept?.get("status")).toEqual(new Map([["phase", true]]));
     expect(requests[1]?.request.keptFields?.()).toBeUndefined();
+  });
+
+  test("a lister-watcher can ask for the versions the cache holds: none while it is empty, then each cached object in its own version", async () => {
+    const { clock, factory, requests } = setup();
+    const { informer } = factory.forResource(resources.pods);
+    const heldVersions = requests[0]?.request.heldVersions;
+    expect(heldVersions?.()).toBeUndefined();
+    factory.start(new AbortController().signal);
+    await waitForSync(clock, factory, 1000);
+    const cached = informer.getIndexer().getByKey("ns/a");
+    const held = heldVersions?.();
+    expect(cached).toBeDefined();
+    expect(held?.("ns", "a", cached?.metadata?.resourceVersion ?? "")).toBe(cached as KubeObject);
+    expect(held?.("ns", "a", "another version")).toBeUndefined();
+    expect(held?.("other", "a", cached?.metadata?.resourceVersion ?? "")).toBeUndefined();
   });
 
   test("start runs the informers requested so far; waitForCacheSync names those that did not sync", async () => {

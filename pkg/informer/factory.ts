@@ -3,13 +3,14 @@
 import { type Clock, realClock } from "../clock/clock.ts";
 import type { PartialObjectMetadata } from "../kube/dynamic-client.ts";
 import { type GroupVersionResource, gvrString } from "../kube/gvr.ts";
-import type { ListerWatcher } from "../kube/list-watch.ts";
+import type { HeldVersion, ListerWatcher } from "../kube/list-watch.ts";
 import type { KubeObject } from "../kube/objects.ts";
 import { type Logger, silentLogger } from "../log/logger.ts";
 import { CacheDemand, type CacheRead } from "./cache-demand.ts";
 import { DeferredListerWatcher } from "./deferred-lister-watcher.ts";
 import type { FieldTree } from "../kube/field-tree.ts";
 import { checkFieldPaths, type FieldPath } from "./field-projection.ts";
+import { heldVersionsWhileFilled } from "./held-versions.ts";
 import { type InformerMetrics, type InformerMetricsProvider, informerMetricsFor } from "./metrics.ts";
 import { Lister } from "./lister.ts";
 import type { InformerSharding, ShardPlan } from "./namespace-share.ts";
@@ -36,6 +37,8 @@ export interface ListerWatcherRequest {
   metadataOnly: boolean;
   /** What the informer keeps of each object once it started (undefined: all of it), for a decoder that can build just that. */
   keptFields?: () => FieldTree | undefined;
+  /** The versions its cache holds (undefined while empty), for a decoder that can skip them in a relist. */
+  heldVersions?: () => HeldVersion | undefined;
 }
 
 export interface SharedInformerFactoryOptions {
@@ -261,13 +264,14 @@ export class SharedInformerFactory {
     const description = describe(gvr, request, qualifier);
     const metrics = this.reserveMetrics(gvr);
     const demand = new CacheDemand(description, "kind" in gvr && typeof gvr.kind === "string" ? gvr.kind : gvr.resource);
-    const source = new DeferredListerWatcher((metadataOnly) =>
-      this.options.listerWatcherFor(gvr, { ...request, metadataOnly, keptFields: () => demand.keptFields() }),
+    // The informer is made below, before the source is chosen (see `shared`).
+    const source: DeferredListerWatcher = new DeferredListerWatcher((metadataOnly) =>
+      this.options.listerWatcherFor(gvr, { ...request, metadataOnly, keptFields: () => demand.keptFields(), heldVersions: heldVersionsWhileFilled(informer.getIndexer()) }),
     );
     const guard = this.options.guardProjectedFields ?? process.env.NODE_ENV === "test";
     // What is kept is known once the informer starts; the reflector calls this only after.
     let keep: ((obj: KubeObject) => KubeObject) | undefined;
-    const informer = new SharedIndexInformer<KubeObject>(source, {
+    const informer: SharedIndexInformer<KubeObject> = new SharedIndexInformer<KubeObject>(source, {
       ...this.options.informerOptions,
       name: description,
       defaultResyncMs: this.options.defaultResyncMs,

@@ -8,7 +8,7 @@
 import { type Clock, type Timer, realClock } from "../clock/clock.ts";
 import { ExponentialBackoff } from "../flowcontrol/backoff.ts";
 import { ApiError, isTooManyRequests } from "../kube/errors.ts";
-import type { ListOptions, ListerWatcher, WatchOptions } from "../kube/list-watch.ts";
+import { type ListOptions, type ListerWatcher, type WatchOptions, initialEventsEndAnnotation } from "../kube/list-watch.ts";
 import type { KubeObject, WatchEvent } from "../kube/objects.ts";
 import { batchesOf } from "../kube/watch-stream.ts";
 import { type Logger, silentLogger } from "../log/logger.ts";
@@ -20,8 +20,7 @@ import { VeryShortWatchError, WatchIdleError, WatchListUnsupportedError } from "
 import { type Happening, type Listing, type ReflectorState, type StreamingList, type Watching, initialState, nextState } from "./reflector-state.ts";
 import type { ReflectorStore } from "./store.ts";
 
-/** The annotation on the bookmark that ends a streaming list's initial events. */
-export const initialEventsEndAnnotation = "k8s.io/initial-events-end";
+export { initialEventsEndAnnotation } from "../kube/list-watch.ts";
 
 export interface ReflectorOptions<T extends KubeObject = KubeObject> {
   /** Names the reflector in logs and errors, e.g. "pods.v1". */

@@ -11,6 +11,7 @@ import { type Logger, silentLogger } from "../log/logger.ts";
 import type { HashRange } from "../sharding/hash-range.ts";
 import { DeletedFinalStateUnknown, type Delta, DroppedFromShare, finalStateOf, type SegmentId } from "./deltas.ts";
 import { type ResourceEventHandler, isResync } from "./event-handler.ts";
+import { heldVersionsOf } from "./held-versions.ts";
 import { namespaceIndex, namespaceIndexName } from "./index-funcs.ts";
 import { Indexer } from "./indexer.ts";
 import type { InformerMetrics } from "./metrics.ts";
@@ -115,6 +116,7 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
   private readonly defaultResyncMs: number;
   private readonly onHandlerError: SharedIndexInformerOptions<T>["onHandlerError"];
   private readonly indexer: Indexer<T>;
+  private readonly heldVersion: (namespace: string, name: string, resourceVersion: string) => T | undefined;
   private readonly queue: RealFifo<T>;
   private readonly listerWatcher: ListerWatcher<T>;
   private readonly makeReflector: (listerWatcher: ListerWatcher<T>, store: ReflectorStore<T>, name: string) => Reflector<T>;
@@ -139,6 +141,7 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     this.defaultResyncMs = options.defaultResyncMs ?? 0;
     this.onHandlerError = options.onHandlerError;
     this.indexer = new Indexer<T>(options.indexers ?? { [namespaceIndexName]: namespaceIndex }, options.metrics?.storeResourceVersion);
+    this.heldVersion = heldVersionsOf(this.indexer);
     this.queue = new RealFifo<T>({ metrics: options.metrics, clock: this.clock });
     this.listerWatcher = listerWatcher;
     this.shardPlan = options.shardPlan;
@@ -511,9 +514,7 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     const name = obj.metadata?.name;
     // The first list finds nothing to share: not worth a key per object.
     if (!resourceVersion || !name || this.indexer.size === 0) return undefined;
-    const namespace = obj.metadata?.namespace;
-    const cached = this.indexer.getByKey(namespace ? `${namespace}/${name}` : name);
-    return cached?.metadata?.resourceVersion === resourceVersion ? cached : undefined;
+    return this.heldVersion(obj.metadata?.namespace ?? "", name, resourceVersion);
   }
 
   private handlerFailed(err: unknown, notification: Notification<T>): void {

@@ -4,7 +4,7 @@
 import { TimeSlicer } from "../eventloop/time-slicer.ts";
 import type { FieldTree } from "./field-tree.ts";
 import { type GroupVersionResource, apiVersionOf } from "./gvr.ts";
-import type { ListOptions, ListerWatcher, WatchOptions } from "./list-watch.ts";
+import type { HeldVersion, ListOptions, ListerWatcher, WatchOptions } from "./list-watch.ts";
 import type { KubeObject, ObjectList, Status } from "./objects.ts";
 import { UnknownKindError } from "./protobuf/envelope.ts";
 import { isBuiltInGroupVersion } from "./protobuf/kubernetes-decoder.ts";
@@ -85,7 +85,7 @@ export class DynamicClient {
 
   /** What an informer lists and watches: one resource, optionally narrowed by namespace and selectors. */
   listerWatcher(gvr: GroupVersionResource, scope: ListerWatcherScope): ListerWatcher {
-    const client = new ResourceClient<KubeObject>(this.rest, gvr, scope.namespace, scope.metadataOnly, scope.keptFields);
+    const client = new ResourceClient<KubeObject>(this.rest, gvr, scope.namespace, scope.metadataOnly, scope.keptFields, scope.heldVersions);
     const selectors = {
       ...(scope.labelSelector ? { labelSelector: scope.labelSelector } : {}),
       ...(scope.fieldSelector ? { fieldSelector: scope.fieldSelector } : {}),
@@ -114,6 +114,12 @@ export interface ListerWatcherScope {
    * projects it.
    */
   keptFields?: () => FieldTree | undefined;
+  /**
+   * The objects the informer holds, asked at each list and streaming list (undefined: none yet).
+   * A protobuf item it holds in the same resourceVersion is not decoded: the list gets the held
+   * object itself. JSON is parsed whole, and the informer keeps its own copy of each such object.
+   */
+  heldVersions?: () => HeldVersion | undefined;
 }
 
 /**
@@ -135,6 +141,8 @@ export class ResourceClient<T extends KubeObject> implements ListerWatcher<T> {
     private readonly metadataOnly: boolean,
     /** What lists and watches decode of a protobuf answer (an informer's projection); absent: everything. */
     private readonly keptFields?: () => FieldTree | undefined,
+    /** What lists and streaming lists need not decode (see ListerWatcherScope.heldVersions). */
+    private readonly heldVersions?: () => HeldVersion | undefined,
   ) {}
 
   /** One page; items carry apiVersion and kind (the server leaves them out of list items, watch events have them). */
@@ -144,7 +152,7 @@ export class ResourceClient<T extends KubeObject> implements ListerWatcher<T> {
         path: this.collectionPath(),
         query: toQuery(options),
         accept: this.accept(true),
-        decode: this.decodeOptions(),
+        decode: this.decodeOptions(true),
         onUndecodable: this.refuseUnknownKinds,
         ...(signal ? { signal } : {}),
       }),
@@ -169,7 +177,7 @@ export class ResourceClient<T extends KubeObject> implements ListerWatcher<T> {
    */
   watch(options: WatchOptions, signal: AbortSignal): Promise<WatchStream<T>> {
     return this.rest.watch<T>(
-      { path: this.collectionPath(), query: toQuery(options), accept: this.accept(false), decode: this.decodeOptions(), onUndecodable: this.refuseUnknownKinds },
+      { path: this.collectionPath(), query: toQuery(options), accept: this.accept(false), decode: this.decodeOptions(options.sendInitialEvents === true), onUndecodable: this.refuseUnknownKinds },
       signal,
     );
   }
@@ -259,11 +267,15 @@ export class ResourceClient<T extends KubeObject> implements ListerWatcher<T> {
     return `${this.collectionPath()}/${encodeURIComponent(name)}`;
   }
 
-  /** An informer's lists and watches (keptFields given) leave out managedFields, which it drops anyway, and what it does not keep. */
-  private decodeOptions(): DecodeOptions {
+  /**
+   * An informer's lists and watches (keptFields given) leave out managedFields, which it drops
+   * anyway, and what it does not keep; a `listing` request skips the objects it holds already.
+   */
+  private decodeOptions(listing: boolean): DecodeOptions {
     if (!this.keptFields) return {};
     const fields = this.keptFields();
-    return fields ? { fields, withoutManagedFields: true } : { withoutManagedFields: true };
+    const held = listing ? this.heldVersions?.() : undefined;
+    return { withoutManagedFields: true, ...(fields && { fields }), ...(held && { held }) };
   }
 
   /**

@@ -46,6 +46,17 @@ export interface WatchOptions {
   shardSelector?: string | undefined;
 }
 
+/** The annotation on the BOOKMARK that ends a streaming list's initial events. */
+export const initialEventsEndAnnotation = "k8s.io/initial-events-end";
+
+/**
+ * The object the caller holds already under this namespace ("" when cluster-scoped) and name,
+ * if it is that very resourceVersion; else undefined. An informer gives its cache: a decoder
+ * that reads an item's metadata first hands back the cached object instead of building a copy
+ * that a relist would throw away.
+ */
+export type HeldVersion = (namespace: string, name: string, resourceVersion: string) => KubeObject | undefined;
+
 /** The two calls an informer makes for one resource collection: LIST and WATCH. */
 export interface ListerWatcher<T extends KubeObject = KubeObject> {
   /** One page of a LIST. Throws ApiError (e.g. 410 Expired) or TransportError. */

@@ -1,6 +1,8 @@
 // The envelope around every protobuf body of the API server: the magic bytes "k8s\0", then a
 // runtime.Unknown holding the object's apiVersion and kind (typeMeta, field 1) and the object's
 // own message (raw, field 2).
+import type { HeldVersion } from "../list-watch.ts";
+import type { KubeObject } from "../objects.ts";
 import type { DecodeOptions, MessageDecoder } from "./message-decoder.ts";
 import { WireFormatError, WireReader, WireType } from "./wire-reader.ts";
 
@@ -62,6 +64,13 @@ export function decodeEnveloped(decoder: MessageDecoder, bytes: Uint8Array, opti
   if (message === undefined) throw new UnknownKindError(apiVersion, kind);
   // Built in place after its type: not copied into a second object to put apiVersion and kind first.
   return decoder.decode(message, bytes, options, rawStart, rawEnd, { apiVersion, kind });
+}
+
+/** The object `held` gives for the enveloped object's metadata (see MessageDecoder.heldObject); undefined for none, or a kind the schema lacks. */
+export function heldEnveloped(decoder: MessageDecoder, bytes: Uint8Array, held: HeldVersion): KubeObject | undefined {
+  const { apiVersion, kind, rawStart, rawEnd } = readEnvelope(bytes);
+  const message = decoder.messageOfKind(apiVersion, kind);
+  return message === undefined ? undefined : decoder.heldObject(message, bytes, held, rawStart, rawEnd);
 }
 
 export function startsWithMagic(bytes: Uint8Array): boolean {

@@ -84,12 +84,20 @@ class ListReader<T extends KubeObject> {
     if (this.rawEnd === undefined) {
       if (tag.value === typeMetaTag) this.setType(field);
     } else if (tag.value === itemTag) {
-      const item = this.decoder.decode(this.itemMessage!, field, this.options);
-      this.items.push((this.options.fields ? noteBuiltFrom(item, this.options.fields) : item) as T);
+      this.items.push(this.item(field));
     } else if (tag.value === listMetaTag) {
       this.metadata = this.decoder.decode("meta/v1.ListMeta", field);
     }
     return true;
+  }
+
+  /** One item: the caller's own copy when it holds this version (see DecodeOptions.held), else decoded. */
+  private item(field: Uint8Array): T {
+    const { held, fields } = this.options;
+    const known = held && this.decoder.heldObject(this.itemMessage!, field, held);
+    if (known !== undefined) return known as T;
+    const item = this.decoder.decode(this.itemMessage!, field, this.options);
+    return (fields ? noteBuiltFrom(item, fields) : item) as T;
   }
 
   finish(): ObjectList<T> {

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { bytesField, enveloped, intField, messageField, stringField } from "../../../test/support/protobuf-wire.ts";
 import { decodeProtobufList } from "./list-stream-decoder.ts";
 import { MessageDecoder } from "./message-decoder.ts";
+import type { HeldVersion } from "../list-watch.ts";
 import type { KubeObject, WatchEvent } from "../objects.ts";
 import { ProtobufWatchDecoder } from "./watch-stream-decoder.ts";
 import { WireFormatError } from "./wire-reader.ts";
@@ -21,7 +22,9 @@ const schema: WireSchema = {
     ],
     "meta/v1.ObjectMeta": [
       [1, "name", 4, "string"],
+      [3, "namespace", 4, "string"],
       [6, "resourceVersion", 4, "string"],
+      [12, "annotations", 36, "string"],
     ],
     "meta/v1.ListMeta": [
       [2, "resourceVersion", 4, "string"],
@@ -36,13 +39,13 @@ const schema: WireSchema = {
 const decoder = new MessageDecoder(schema);
 
 /** Every event of the stream, as the REST client reads them. */
-async function* decodeProtobufWatchEvents(messages: MessageDecoder, body: ReadableStream<Uint8Array>): AsyncGenerator<WatchEvent<KubeObject>> {
-  const watch = new ProtobufWatchDecoder(messages);
+async function* decodeProtobufWatchEvents(messages: MessageDecoder, body: ReadableStream<Uint8Array>, held?: HeldVersion): AsyncGenerator<WatchEvent<KubeObject>> {
+  const watch = new ProtobufWatchDecoder(messages, { held });
   for await (const chunk of body) yield* watch.push(chunk);
   yield* watch.end();
 }
 
-const thing = (name: string, value: string) => [...messageField(1, stringField(1, name), stringField(6, "7")), ...stringField(2, value)];
+const thing = (name: string, value: string, resourceVersion = "7") => [...messageField(1, stringField(1, name), stringField(6, resourceVersion)), ...stringField(2, value)];
 const list = enveloped("v1", "ThingList", [...messageField(1, stringField(2, "42")), ...bytesField(2, thing("a", "x")), ...bytesField(2, thing("b", "y".repeat(300)))]);
 
 async function* chunked(bytes: Uint8Array, size: number): AsyncGenerator<Uint8Array> {
@@ -97,6 +100,62 @@ describe("protobuf list body", () => {
     const other = enveloped("v1", "Gadget", []);
     await expect(decodeProtobufList(decoder, chunked(other, 8))).rejects.toThrow('no protobuf schema for v1, kind "Gadget"');
     await expect(decodeProtobufList(decoder, chunked(new TextEncoder().encode('{"kind":"ThingList"}'), 8))).rejects.toThrow("not a Kubernetes protobuf body");
+  });
+});
+
+/** Objects held under "namespace/name" in one resourceVersion each; `asked` records every lookup. */
+function holding(...objects: KubeObject[]): { held: HeldVersion; asked: string[] } {
+  const byKey = new Map(objects.map((o) => [o.metadata?.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : (o.metadata?.name ?? ""), o]));
+  const asked: string[] = [];
+  const held: HeldVersion = (namespace, name, resourceVersion) => {
+    asked.push(`${namespace}/${name}@${resourceVersion}`);
+    const object = byKey.get(namespace ? `${namespace}/${name}` : name);
+    return object?.metadata?.resourceVersion === resourceVersion ? object : undefined;
+  };
+  return { held, asked };
+}
+
+describe("held versions", () => {
+  const a = { apiVersion: "v1", kind: "Thing", metadata: { name: "a", resourceVersion: "7" }, value: "x" };
+  const b = { apiVersion: "v1", kind: "Thing", metadata: { name: "b", resourceVersion: "6" }, value: "old" };
+
+  test("a list item held in the same resourceVersion is the held object itself; a newer one is decoded", async () => {
+    const { held, asked } = holding(a, b);
+    for (const size of [1, 5, 4096]) {
+      const decoded = await decodeProtobufList(decoder, chunked(list, size), { held });
+      expect(decoded.items[0]).toBe(a);
+      expect(decoded.items[1]).not.toBe(b);
+      expect(decoded.items[1]).toEqual({ metadata: { name: "b", resourceVersion: "7" }, value: "y".repeat(300) } as never);
+    }
+    expect(asked.slice(0, 2)).toEqual(["/a@7", "/b@7"]);
+  });
+
+  test("the namespace is read from the metadata, wherever it comes among its fields", () => {
+    const namespaced = { metadata: { namespace: "ns", name: "a", resourceVersion: "7" } };
+    const { held } = holding(namespaced);
+    const bytes = new Uint8Array([...stringField(2, "v"), ...messageField(1, stringField(6, "7"), stringField(1, "a"), stringField(3, "ns"))]);
+    expect(decoder.heldObject("test/v1.Thing", bytes, held)).toBe(namespaced as never);
+    expect(decoder.heldObject("test/v1.Thing", new Uint8Array(thing("a", "v")), held)).toBeUndefined();
+    // A message without an ObjectMeta is never looked up.
+    expect(decoder.heldObject("meta/v1.Status", new Uint8Array(stringField(3, "a")), held)).toBeUndefined();
+  });
+
+  test("a streaming list's ADDED events are looked up until the bookmark that ends its initial events, never after", async () => {
+    const { held, asked } = holding(a);
+    const end = enveloped("v1", "Thing", [...messageField(1, stringField(6, "9"), messageField(12, stringField(1, "k8s.io/initial-events-end"), stringField(2, "true")))]);
+    const body = frames(
+      watchEvent("ADDED", enveloped("v1", "Thing", thing("a", "x"))),
+      watchEvent("BOOKMARK", end),
+      watchEvent("ADDED", enveloped("v1", "Thing", thing("a", "x"))),
+      watchEvent("MODIFIED", enveloped("v1", "Thing", thing("a", "x"))),
+    );
+    const events = [];
+    for await (const event of decodeProtobufWatchEvents(decoder, stream(body, 64), held)) events.push(event);
+    expect(events.map((e) => e.type)).toEqual(["ADDED", "BOOKMARK", "ADDED", "MODIFIED"]);
+    expect(events[0]?.object).toBe(a as never);
+    expect(events[2]?.object).not.toBe(a as never);
+    expect(events[2]?.object).toEqual(a as never);
+    expect(asked).toEqual(["/a@7"]);
   });
 });
 

@@ -2,10 +2,11 @@
 // 4-byte big-endian length and a metav1.WatchEvent, whose object (a RawExtension) holds the
 // enveloped object. Fed chunk by chunk; returns the events each chunk completes.
 import { noteBuiltFrom } from "../field-tree.ts";
+import { type HeldVersion, initialEventsEndAnnotation } from "../list-watch.ts";
 import type { KubeObject, WatchEvent } from "../objects.ts";
 import type { WatchDecoder } from "../watch-decoder.ts";
 import { ByteQueue } from "./byte-queue.ts";
-import { decodeEnveloped } from "./envelope.ts";
+import { decodeEnveloped, heldEnveloped } from "./envelope.ts";
 import type { DecodeOptions, MessageDecoder } from "./message-decoder.ts";
 import { WireFormatError, WireReader } from "./wire-reader.ts";
 
@@ -15,11 +16,15 @@ const maxFrameBytes = 256 * 1024 * 1024;
 /** A corrupt frame throws a WireFormatError. */
 export class ProtobufWatchDecoder<T extends KubeObject> implements WatchDecoder<T> {
   private readonly queue = new ByteQueue();
+  /** A streaming list's objects held already (DecodeOptions.held): asked until its initial events end. */
+  private held: HeldVersion | undefined;
 
   constructor(
     private readonly decoder: MessageDecoder,
     private readonly options: DecodeOptions = {},
-  ) {}
+  ) {
+    this.held = options.held;
+  }
 
   push(chunk: Uint8Array): WatchEvent<T>[] {
     const { queue } = this;
@@ -60,8 +65,16 @@ export class ProtobufWatchDecoder<T extends KubeObject> implements WatchDecoder<
     if (!type || object === undefined) throw new WireFormatError(`malformed watch event: ${type ? "no object" : "no type"}`);
     // An ERROR event's Status is decoded whole; everything else as the informer keeps it.
     if (type === "ERROR") return { type, object: decodeEnveloped(this.decoder, object) } as unknown as WatchEvent<T>;
+    const known = type === "ADDED" && this.held ? heldEnveloped(this.decoder, object, this.held) : undefined;
+    if (known !== undefined) return { type, object: known } as WatchEvent<T>;
     const { fields } = this.options;
     const decoded = decodeEnveloped(this.decoder, object, this.options);
+    // What follows the initial events are changes: never a version held already.
+    if (type === "BOOKMARK" && endsInitialEvents(decoded)) this.held = undefined;
     return { type, object: fields ? noteBuiltFrom(decoded, fields) : decoded } as unknown as WatchEvent<T>;
   }
+}
+
+function endsInitialEvents(bookmark: { metadata?: { annotations?: Record<string, string> } }): boolean {
+  return bookmark.metadata?.annotations?.[initialEventsEndAnnotation] === "true";
 }
