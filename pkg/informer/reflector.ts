@@ -105,6 +105,8 @@ export class Reflector<T extends KubeObject = KubeObject> {
   /** Where the collection was last seen, whatever the phase: lists and watches go on from it. */
   private resourceVersion = "";
   private synced = false;
+  /** Objects in the last full list: about what the store holds while the next one comes in. */
+  private lastListSize = 0;
   /** The first list, at "0", came back in pages: no watch cache serves this resource, so lists keep paging. A fact about the server, not a phase. */
   private paginatedResult = false;
 
@@ -370,12 +372,14 @@ export class Reflector<T extends KubeObject = KubeObject> {
 
   /** What is kept of a listed object: the store's copy of this version if it has one, else the object transformed. */
   private readonly listed = (obj: T): T => {
-    this.garbage.objectDecoded();
+    if (this.synced) this.garbage.objectRelisted(this.lastListSize);
+    else this.garbage.objectDecoded();
     return this.cachedVersionOf(obj) ?? this.transform(obj);
   };
 
   private async replaceStore(items: T[], resourceVersion: string): Promise<void> {
     await this.store.replace(items, resourceVersion);
+    this.lastListSize = items.length;
     this.lastFailure = undefined;
     this.resourceVersion = resourceVersion;
     this.synced = true;
