@@ -23,6 +23,7 @@ const benchmarks: Benchmark[] = [
   { script: "controller-cost", args: [], title: "Idle and loaded cost: RSS and CPU of kube-loom and kube-controller-manager" },
   { script: "gc-graph-memory", args: [], title: "Garbage collector graph memory" },
   { script: "relist-timer-delay", args: [], title: "Timer delay while an informer lists and relists 100,000 ConfigMaps" },
+  { script: "informer-relist", args: [], title: "Relist peak RSS against the steady RSS, 50,000 ConfigMaps" },
   { script: "leader-failover", args: [], title: "Leader failover" },
   { script: "ambiguous-writes", args: ["3"], title: "Pod writes whose answer is lost" },
   { script: "network-ready-latency", args: ["--provider=neutron"], title: "Network time to Ready, Neutron" },
