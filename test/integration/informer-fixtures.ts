@@ -6,9 +6,28 @@ import { loadClientConfig } from "../../pkg/kube/client-config.ts";
 import { createKubeClient, type KubeClient } from "../../pkg/kube/client.ts";
 import type { GroupVersionResource } from "../../pkg/kube/gvr.ts";
 import type { KubeObject } from "../../pkg/kube/objects.ts";
+import { ControlPlane } from "../controlplane/control-plane.ts";
+import { TcpProxy } from "../support/tcp-proxy.ts";
 
 export async function fastClient(kubeconfig: string): Promise<KubeClient> {
   return createKubeClient(loadClientConfig({ kubeconfig }), { qps: 2000, burst: 2000, timeoutMs: 30_000 });
+}
+
+/** A control plane, an admin client, and a client that reaches kube-apiserver through a TCP proxy the test can cut or stall. */
+export interface ProxiedControlPlane {
+  controlPlane: ControlPlane;
+  admin: KubeClient;
+  proxy: TcpProxy;
+  proxied: KubeClient;
+}
+
+export async function startBehindProxy(options?: Parameters<typeof ControlPlane.start>[0]): Promise<ProxiedControlPlane> {
+  const controlPlane = await ControlPlane.start(options);
+  const admin = await fastClient(controlPlane.kubeconfigPath);
+  const url = new URL(controlPlane.server);
+  const proxy = await TcpProxy.start(url.hostname, Number(url.port));
+  const proxied = await fastClient(controlPlane.writeKubeconfig({ server: `https://127.0.0.1:${proxy.port}` }));
+  return { controlPlane, admin, proxy, proxied };
 }
 
 /** Runs `work` over `items` with at most `limit` in flight. */

@@ -6,10 +6,10 @@ import type { SharedInformerFactory } from "../../pkg/informer/factory.ts";
 import type { SharedIndexInformer } from "../../pkg/informer/shared-informer.ts";
 import type { KubeClient } from "../../pkg/kube/client.ts";
 import { type ObjectOf, resources } from "../../pkg/kube/gvr.ts";
-import { ControlPlane } from "../controlplane/control-plane.ts";
+import type { ControlPlane } from "../controlplane/control-plane.ts";
 import { waitUntil } from "../support/eventually.ts";
-import { TcpProxy } from "../support/tcp-proxy.ts";
-import { cacheVersions, createConfigMaps, ensureNamespace, fastClient, informerFactory, listVersions, sameVersions } from "./informer-fixtures.ts";
+import type { TcpProxy } from "../support/tcp-proxy.ts";
+import { cacheVersions, createConfigMaps, ensureNamespace, informerFactory, listVersions, sameVersions, startBehindProxy } from "./informer-fixtures.ts";
 
 type ConfigMap = ObjectOf<typeof resources.configMaps>;
 
@@ -24,11 +24,7 @@ const stop = new AbortController();
 
 beforeAll(async () => {
   // Without the watch cache every watch reaches etcd, so a compacted resourceVersion is 410 at once.
-  controlPlane = await ControlPlane.start({ extraApiserverArgs: ["--watch-cache=false"] });
-  admin = await fastClient(controlPlane.kubeconfigPath);
-  const url = new URL(controlPlane.server);
-  proxy = await TcpProxy.start(url.hostname, Number(url.port));
-  proxied = await fastClient(controlPlane.writeKubeconfig({ server: `https://127.0.0.1:${proxy.port}` }));
+  ({ controlPlane, admin, proxy, proxied } = await startBehindProxy({ extraApiserverArgs: ["--watch-cache=false"] }));
 }, 300_000);
 
 afterEach(async () => {

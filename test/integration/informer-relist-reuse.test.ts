@@ -10,10 +10,10 @@ import type { KubeClient } from "../../pkg/kube/client.ts";
 import { resources } from "../../pkg/kube/gvr.ts";
 import type { HeldVersion } from "../../pkg/kube/list-watch.ts";
 import type { KubeObject } from "../../pkg/kube/objects.ts";
-import { ControlPlane } from "../controlplane/control-plane.ts";
+import type { ControlPlane } from "../controlplane/control-plane.ts";
 import { waitUntil } from "../support/eventually.ts";
-import { TcpProxy } from "../support/tcp-proxy.ts";
-import { cacheVersions, createConfigMaps, ensureNamespace, fastClient, listVersions, sameVersions } from "./informer-fixtures.ts";
+import type { TcpProxy } from "../support/tcp-proxy.ts";
+import { cacheVersions, createConfigMaps, ensureNamespace, listVersions, sameVersions, startBehindProxy } from "./informer-fixtures.ts";
 
 let controlPlane: ControlPlane;
 let admin: KubeClient;
@@ -23,11 +23,7 @@ const stop = new AbortController();
 const factories: SharedInformerFactory[] = [];
 
 beforeAll(async () => {
-  controlPlane = await ControlPlane.start();
-  admin = await fastClient(controlPlane.kubeconfigPath);
-  const url = new URL(controlPlane.server);
-  proxy = await TcpProxy.start(url.hostname, Number(url.port));
-  proxied = await fastClient(controlPlane.writeKubeconfig({ server: `https://127.0.0.1:${proxy.port}` }));
+  ({ controlPlane, admin, proxy, proxied } = await startBehindProxy());
 }, 300_000);
 
 afterAll(async () => {

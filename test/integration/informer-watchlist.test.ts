@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SharedInformerFactory } from "../../pkg/informer/factory.ts";
 import type { KubeClient } from "../../pkg/kube/client.ts";
 import { resources } from "../../pkg/kube/gvr.ts";
-import { ControlPlane } from "../controlplane/control-plane.ts";
+import type { ControlPlane } from "../controlplane/control-plane.ts";
 import { waitUntil } from "../support/eventually.ts";
-import { TcpProxy } from "../support/tcp-proxy.ts";
-import { cacheVersions, createConfigMaps, ensureNamespace, fastClient, listVersions, sameVersions } from "./informer-fixtures.ts";
+import type { TcpProxy } from "../support/tcp-proxy.ts";
+import { cacheVersions, createConfigMaps, ensureNamespace, listVersions, sameVersions, startBehindProxy } from "./informer-fixtures.ts";
 
 let controlPlane: ControlPlane;
 let admin: KubeClient;
@@ -19,11 +19,7 @@ const stop = new AbortController();
 
 beforeAll(async () => {
   // Without the watch cache a watch from a compacted resourceVersion is 410 at once.
-  controlPlane = await ControlPlane.start({ extraApiserverArgs: ["--feature-gates=WatchList=false", "--watch-cache=false"] });
-  admin = await fastClient(controlPlane.kubeconfigPath);
-  const url = new URL(controlPlane.server);
-  proxy = await TcpProxy.start(url.hostname, Number(url.port));
-  proxied = await fastClient(controlPlane.writeKubeconfig({ server: `https://127.0.0.1:${proxy.port}` }));
+  ({ controlPlane, admin, proxy, proxied } = await startBehindProxy({ extraApiserverArgs: ["--feature-gates=WatchList=false", "--watch-cache=false"] }));
 }, 300_000);
 
 afterAll(async () => {
