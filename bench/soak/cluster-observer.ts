@@ -70,6 +70,11 @@ export class ClusterObserver {
     return this.#pods.getIndexer().list().filter((pod) => !pod.metadata?.deletionTimestamp);
   }
 
+  /** Objects in the observer's caches: the soak's objects, which the replicas cache too. */
+  cachedObjects(): number {
+    return this.#informers.reduce((sum, informer) => sum + informer.getIndexer().list().length, 0);
+  }
+
   /** Relists the observer's own informers needed (410 Gone after a compaction, mostly). */
   get relists(): number {
     return this.#informers.reduce((sum, informer) => sum + informer.counters.relists, 0);

@@ -14,12 +14,15 @@ import { LeadershipOverlapCheck } from "./leadership-overlap-check.ts";
 import { OwnerDeletionMonitor } from "./owner-deletion-monitor.ts";
 import { judgeOrphans } from "./orphan-outcome.ts";
 import { PodExcessMonitor, type PodExcessSummary } from "./pod-excess-monitor.ts";
+import { ProxyChaos } from "./proxy-chaos.ts";
+import { ReplicaUsageSampler, type UsageSample, usageGrowth } from "./replica-usage.ts";
 import { soakNamespaces, startSoakCluster } from "./soak-cluster.ts";
 import { fleetUsers, SoakFleet } from "./soak-fleet.ts";
 import type { SoakOptions } from "./soak-options.ts";
 import { soakRing } from "./soak-replica.ts";
 import { SeededRandom } from "./seeded-random.ts";
 import { SoakTally } from "./soak-tally.ts";
+import { findStackTraces, type StackTraceFound } from "./stack-traces.ts";
 import { WorkloadDriver } from "./workload-driver.ts";
 
 export interface SoakResult {
@@ -36,6 +39,12 @@ export interface SoakResult {
   /** Changes the observer delivered out of revision order (0 expected). */
   lateChanges: number;
   replicaExits: Map<string, number>;
+  /** Leader election: processes started with --leader-elect-warm-standby on and off. */
+  warmStandbyStarts: { on: number; off: number };
+  /** RSS and open sockets of every replica over the run. */
+  usage: UsageSample[];
+  /** Stack traces in the replicas' logs: each one is a bug. */
+  stackTraces: StackTraceFound[];
 }
 
 export interface OwnershipFigures {
@@ -95,6 +104,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const fleet = new SoakFleet(cluster.controlPlane, options.mode, cluster.binary, options.logDir, tally);
     cleanup.push(() => fleet.shutdown());
     await fleet.startInitial();
+    const usage = new ReplicaUsageSampler(fleet, () => observer.cachedObjects(), options.usageSampleMs);
+    usage.start();
+    cleanup.push(async () => usage.stop());
     await waitUntilActing(fleet, options);
 
     const driver = new WorkloadDriver(cluster.admin, soakNamespaces, options, random.fork(1), tally, () => observer.livePods());
@@ -105,11 +117,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     }
 
     const chaos = new ChaosMonkey(cluster.controlPlane, fleet, random.fork(2), tally, options);
+    const proxyChaos = new ProxyChaos(fleet, random.fork(3), tally, options.proxyFaults);
     const workload = new AbortController();
     cleanup.push(async () => workload.abort());
     const stop = AbortSignal.any([AbortSignal.timeout(options.durationMs), workload.signal]);
-    await Promise.all([driver.run(stop), chaos.run(stop)]);
-    const lastFaultToWorkloadEndMs = performance.now() - chaos.lastFaultEndedAt;
+    await Promise.all([driver.run(stop), chaos.run(stop), proxyChaos.run(stop)]);
+    const lastFaultToWorkloadEndMs = performance.now() - Math.max(chaos.lastFaultEndedAt, proxyChaos.lastFaultEndedAt);
     console.error(`[soak ${tally.elapsedSeconds().toFixed(1)}s] workload and faults stopped; waiting for convergence`);
 
     const convergence = await awaitConvergence(cluster.admin, soakNamespaces, options.convergenceTimeoutMs);
@@ -120,6 +133,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     podExcess.tick(performance.now());
     readAudit(true);
     await judgeOrphans(cluster.admin, soakNamespaces.trees, driver.trees, treeAudit, replicaUsers, tally);
+    usage.stop();
+    for (const finding of usageGrowth(usage.samples)) tally.violation("replica-growth", finding);
 
     return {
       options,
@@ -132,6 +147,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       relists: { observer: observer.relists, replicas: countLines(fleet.everyReplica.flatMap((r) => r.logPaths), "resourceVersion expired; relisting") },
       lateChanges: observer.lateChanges,
       replicaExits: mergeCounts(fleet.everyReplica.map((r) => r.exits)),
+      warmStandbyStarts: {
+        on: fleet.everyReplica.reduce((sum, r) => sum + r.warmStandbyStarts.on, 0),
+        off: fleet.everyReplica.reduce((sum, r) => sum + r.warmStandbyStarts.off, 0),
+      },
+      usage: usage.samples,
+      stackTraces: findStackTraces(fleet.everyReplica.flatMap((r) => r.logPaths)),
     };
   } finally {
     for (const step of cleanup.reverse()) await step().catch((err: unknown) => console.error(`[soak] clean-up: ${err instanceof Error ? err.message : String(err)}`));

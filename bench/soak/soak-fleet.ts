@@ -53,7 +53,9 @@ export class SoakFleet {
   async add(): Promise<SoakReplica | undefined> {
     const user = this.#shape.users.find((candidate) => !this.#running.some((replica) => replica.user === candidate));
     if (user === undefined) return undefined;
-    const replica = await SoakReplica.create(this.controlPlane, this.mode, user, this.binary, this.logDir, this.tally);
+    // Replicas take turns starting with warm standby on or off, so a pair runs one of each to begin with.
+    const firstWarmStandby = this.everyReplica.length % 2 === 0;
+    const replica = await SoakReplica.create(this.controlPlane, this.mode, user, this.binary, this.logDir, this.tally, firstWarmStandby);
     this.everyReplica.push(replica);
     this.#running.push(replica);
     replica.start();

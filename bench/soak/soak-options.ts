@@ -7,6 +7,16 @@ import { parseArgs } from "node:util";
 /** Two replicas under leader election (one acts), or a shard ring of three to begin with, all acting. */
 export type SoakMode = "leader-election" | "sharded";
 
+/** The pace and length of the fault proxy's windows (bench/soak/proxy-chaos.ts). */
+export interface ProxyChaosOptions {
+  /** Mean pause between two windows (jittered ±50 %). */
+  meanGapMs: number;
+  /** How long a window of answer faults, watch cuts or garbage lasts. */
+  windowMs: number;
+  /** How long a stall holds a watch: a window of its own length. */
+  watchStallMs: { min: number; max: number };
+}
+
 export interface SoakOptions {
   mode: SoakMode;
   /** Workload and faults run this long; then the system gets `convergenceTimeoutMs` to settle. */
@@ -28,6 +38,10 @@ export interface SoakOptions {
   watchCache: boolean;
   /** Adds the freeze fault: SIGSTOP the leader past its lease, then SIGCONT. */
   freeze: boolean;
+  /** The fault proxy's windows: their pace and length, and how long a stalled watch is held. */
+  proxyFaults: ProxyChaosOptions;
+  /** How often each replica's RSS and open sockets are read. */
+  usageSampleMs: number;
   /** Where the audit log and every replica's log are kept. */
   logDir: string;
 }
@@ -57,13 +71,19 @@ export function soakOptions(overrides: Partial<SoakOptions> = {}): SoakOptions {
     excessWindowMs: 30_000,
     watchCache: false,
     freeze: false,
+    proxyFaults: { meanGapMs: 15_000, windowMs: 20_000, watchStallMs: { min: 60_000, max: 90_000 } },
+    usageSampleMs: 10_000,
     logDir: defaultLogDir(seed),
     ...overrides,
     seed,
   };
 }
 
-/** The CI variant: 60 s of workload and faults (each kind about once) with fewer objects, then at most 90 s to settle. */
+/**
+ * The CI variant: 60 s of workload and faults (each kind about once) with fewer objects, then at
+ * most 90 s to settle. The fault proxy's windows are shorter in proportion (stalls of 6-9 s
+ * instead of 60-90 s), so its seven kinds fit the minute too.
+ */
 export function shortSoakOptions(overrides: Partial<SoakOptions> = {}): SoakOptions {
   return soakOptions({
     durationMs: 60_000,
@@ -74,6 +94,8 @@ export function shortSoakOptions(overrides: Partial<SoakOptions> = {}): SoakOpti
     maxTrees: 4,
     maxNetworks: 4,
     convergenceTimeoutMs: 90_000,
+    proxyFaults: { meanGapMs: 2_000, windowMs: 3_000, watchStallMs: { min: 6_000, max: 9_000 } },
+    usageSampleMs: 2_000,
     ...overrides,
   });
 }

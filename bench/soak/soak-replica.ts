@@ -1,12 +1,15 @@
 // One of the kube-loom replicas, kept running the way a Deployment keeps its Pods: the compiled
 // binary with every controller, under leader election or as a member of the soak's shard ring,
-// reaching the API server through its own TCP proxy (so a fault can cut this replica alone) as
-// its own user (so the audit log tells the replicas apart). When the process exits, for whatever
-// reason, it is started again, until the soak retires the replica or ends.
+// reaching the API server through a TCP proxy (so a fault can cut this replica alone) and behind
+// it a fault proxy that ends TLS (so a fault can answer its requests badly), as its own user (so
+// the audit log tells the replicas apart). When the process exits, for whatever reason, it is
+// started again, until the soak retires the replica or ends. Under leader election each start
+// flips --leader-elect-warm-standby, so both ways run in one soak.
 import { join } from "node:path";
 import { logTail } from "../../test/controlplane/daemon-process.ts";
 import type { ControlPlane } from "../../test/controlplane/control-plane.ts";
 import { KubeLoomProcess } from "../../test/support/kube-loom-binary.ts";
+import { RequestFaultProxy } from "../../test/support/request-fault-proxy.ts";
 import { TcpProxy } from "../../test/support/tcp-proxy.ts";
 import { leaseTimings, type SoakMode } from "./soak-options.ts";
 import type { SoakTally } from "./soak-tally.ts";
@@ -28,6 +31,8 @@ const modeArgs: Record<SoakMode, readonly string[]> = {
 
 export class SoakReplica {
   readonly exits = new Map<string, number>();
+  /** Processes started with --leader-elect-warm-standby on and off (leader election only). */
+  readonly warmStandbyStarts = { on: 0, off: 0 };
   /** The log file of every process started so far. */
   readonly logPaths: string[] = [];
   #process: KubeLoomProcess | undefined;
@@ -41,19 +46,31 @@ export class SoakReplica {
     /** Also its audit user name. */
     readonly user: string,
     readonly proxy: TcpProxy,
+    readonly faultProxy: RequestFaultProxy,
     private readonly mode: SoakMode,
     private readonly kubeconfig: string,
     private readonly binary: string,
     private readonly logDir: string,
     private readonly tally: SoakTally,
+    /** --leader-elect-warm-standby of the next process started. */
+    private warmStandbyNext: boolean,
   ) {}
 
-  static async create(controlPlane: ControlPlane, mode: SoakMode, user: string, binary: string, logDir: string, tally: SoakTally): Promise<SoakReplica> {
-    const url = new URL(controlPlane.server);
-    const proxy = await TcpProxy.start(url.hostname, Number(url.port));
+  static async create(
+    controlPlane: ControlPlane,
+    mode: SoakMode,
+    user: string,
+    binary: string,
+    logDir: string,
+    tally: SoakTally,
+    firstWarmStandby: boolean,
+  ): Promise<SoakReplica> {
     const client = await controlPlane.issueClientCertificate({ user, groups: ["system:masters"] });
+    // The fault proxy talks to the API server as this replica's user, so the audit log still tells them apart.
+    const faultProxy = await RequestFaultProxy.inFrontOf(controlPlane, client);
+    const proxy = await TcpProxy.start("127.0.0.1", faultProxy.port);
     const kubeconfig = controlPlane.writeKubeconfig({ client, server: `https://127.0.0.1:${proxy.port}`, path: join(logDir, `${user}.kubeconfig`) });
-    return new SoakReplica(user, proxy, mode, kubeconfig, binary, logDir, tally);
+    return new SoakReplica(user, proxy, faultProxy, mode, kubeconfig, binary, logDir, tally, firstWarmStandby);
   }
 
   /** Starts the process and keeps restarting it until shutdown(). */
@@ -135,10 +152,12 @@ export class SoakReplica {
     await this.#process?.stop(signal);
     await this.#supervision;
     await this.proxy.stop();
+    await this.faultProxy.stop();
   }
 
   async #supervise(): Promise<void> {
     while (!this.#stopping) {
+      const warmStandby = this.#nextWarmStandbyArgs();
       const started = await KubeLoomProcess.start({
         binary: this.binary,
         kubeconfig: this.kubeconfig,
@@ -151,6 +170,7 @@ export class SoakReplica {
           `--leader-elect-renew-deadline=${leaseTimings.renewDeadlineMs}ms`,
           `--leader-elect-retry-period=${leaseTimings.retryPeriodMs}ms`,
           "--controller-shutdown-timeout=5s",
+          ...warmStandby,
         ],
       });
       this.#process = started;
@@ -162,6 +182,15 @@ export class SoakReplica {
       this.#crashesInARow = crashed ? this.#crashesInARow + 1 : 0;
       if (!this.#stopping) await Bun.sleep(Math.min(maxCrashDelayMs, restartDelayMs * 2 ** this.#crashesInARow));
     }
+  }
+
+  /** Under leader election, the flag for the process about to start (each start flips it); nothing for a ring member. */
+  #nextWarmStandbyArgs(): string[] {
+    if (this.mode !== "leader-election") return [];
+    const on = this.warmStandbyNext;
+    this.warmStandbyNext = !on;
+    this.warmStandbyStarts[on ? "on" : "off"]++;
+    return [`--leader-elect-warm-standby=${on}`];
   }
 
   /** Counts the exit by cause; true when it was a crash (reported as a violation). */

@@ -1,6 +1,7 @@
 // The soak's result as tables: what was done to the system, what it had to withstand, what
 // went wrong, and the figures (Pod excess, convergence, leadership), then the evidence.
 import { printTable } from "../print-table.ts";
+import { mib, usagePeriods } from "./replica-usage.ts";
 import type { SoakResult } from "./run-soak.ts";
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -8,7 +9,10 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 export function printSoakReport(result: SoakResult): void {
   const { tally, podExcess, convergence, options } = result;
   const counts: string[][] = [["kind", "type", "count"]];
-  for (const [type, count] of sorted(tally.faults)) counts.push(["fault", type, String(count)]);
+  for (const [type, count] of sorted(tally.faults)) {
+    const requests = tally.faultedRequests.get(type);
+    counts.push(["fault", type, requests === undefined ? String(count) : `${count} windows, ${requests} requests`]);
+  }
   for (const [type, count] of sorted(tally.skippedFaults)) counts.push(["fault skipped", type, String(count)]);
   for (const [type, { ok, failed }] of sorted(tally.operations)) counts.push(["operation", type, failed ? `${ok} (+${failed} failed)` : String(ok)]);
   for (const [cause, count] of sorted(result.replicaExits)) counts.push(["replica exit", cause, String(count)]);
@@ -36,8 +40,15 @@ export function printSoakReport(result: SoakResult): void {
     ["dependent deletions checked (undecidable)", `${result.ownerDeletions.checked} (${result.ownerDeletions.unverifiable})`],
     ["410 relists: kube-loom replicas / soak watch", `${result.relists.replicas} / ${result.relists.observer}`],
     ["watch changes out of revision order", String(result.lateChanges)],
+    ...(options.mode === "leader-election" ? [["replica starts with warm standby on / off", `${result.warmStandbyStarts.on} / ${result.warmStandbyStarts.off}`]] : []),
+    ["stack traces in the replicas' logs", String(result.stackTraces.length)],
     ["logs", options.logDir],
   ]);
+  printUsage(result);
+  if (result.stackTraces.length > 0) {
+    console.log("\nstack traces in the replicas' logs (first 10; each is a bug):");
+    for (const found of result.stackTraces.slice(0, 10)) console.log(`  ${found.path}:${found.line}: ${found.excerpt}`);
+  }
   const failures = sorted(tally.operations).filter(([, counts]) => counts.lastError !== undefined);
   if (failures.length > 0) {
     console.log("\nlast error of each failed operation type (faults make some fail):");
@@ -47,6 +58,26 @@ export function printSoakReport(result: SoakResult): void {
     console.log("\nviolations (first 20 of each type):");
     for (const violation of tally.violations) console.log(`  ${violation.atSeconds.toFixed(1)}s ${violation.type}: ${violation.evidence}`);
   }
+}
+
+/** Each replica's peak RSS and sockets per period: 5 minutes in a run of 20 minutes or more, a sixth of the run otherwise. */
+function printUsage(result: SoakResult): void {
+  const { durationMs } = result.options;
+  const periodMs = durationMs >= 20 * 60_000 ? 5 * 60_000 : Math.max(5_000, Math.round(durationMs / 6 / 1000) * 1000);
+  const rows = [["replica", "minutes", "peak RSS MiB", "peak sockets", "processes", "oldest process min", "objects cached"]];
+  for (const period of usagePeriods(result.usage, periodMs)) {
+    rows.push([
+      period.user,
+      `${(period.fromMs / 60_000).toFixed(1)}-${(period.toMs / 60_000).toFixed(1)}`,
+      mib(period.peakRssKiB),
+      String(period.peakSockets),
+      String(period.processes),
+      (period.oldestAgeMs / 60_000).toFixed(1),
+      String(period.cachedObjects),
+    ]);
+  }
+  console.log("");
+  printTable(rows);
 }
 
 function sorted<V>(map: Map<string, V>): [string, V][] {

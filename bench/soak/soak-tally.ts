@@ -15,6 +15,8 @@ const evidencePerType = 20;
 export class SoakTally {
   /** Faults injected, by type. */
   readonly faults = new Map<string, number>();
+  /** For faults dealt to requests (the fault proxy's windows): how many requests each type faulted. */
+  readonly faultedRequests = new Map<string, number>();
   /** Faults that found nothing to act on, by type: not injected, so not in `faults`. */
   readonly skippedFaults = new Map<string, number>();
   readonly operations = new Map<string, { ok: number; failed: number; lastError?: string }>();
@@ -29,9 +31,11 @@ export class SoakTally {
     return (performance.now() - this.#startedAt) / 1000;
   }
 
-  fault(type: string): void {
+  /** `requests`: for a window of the fault proxy, how many requests it faulted. */
+  fault(type: string, requests?: number): void {
     this.faults.set(type, (this.faults.get(type) ?? 0) + 1);
-    console.error(`[soak ${this.elapsedSeconds().toFixed(1)}s] fault: ${type}`);
+    if (requests !== undefined) this.faultedRequests.set(type, (this.faultedRequests.get(type) ?? 0) + requests);
+    console.error(`[soak ${this.elapsedSeconds().toFixed(1)}s] fault: ${type}${requests === undefined ? "" : ` (${requests} requests)`}`);
   }
 
   faultSkipped(type: string, why: string): void {

@@ -17,6 +17,8 @@ export async function expectCleanSoak(options: SoakOptions): Promise<SoakResult>
   printSoakReport(result);
   const evidence = result.tally.violations.map((v) => `${v.type}: ${v.evidence}`);
   expect(evidence, `seed ${result.options.seed}, logs in ${result.options.logDir}`).toEqual([]);
+  // A stack trace in a replica's log is a bug even when every invariant held.
+  expect(result.stackTraces.map((found) => found.excerpt), `seed ${result.options.seed}, logs in ${result.options.logDir}`).toEqual([]);
   // Logs are kept only for a failed run.
   rmSync(result.options.logDir, { recursive: true, force: true });
   // Faults were injected (skipped ones are not counted) and the system settled afterwards.
