@@ -1,11 +1,18 @@
 // The fault proxy itself, against a real API server: a cut answer leaves the write done and the
-// client with an error; a hold delays only the matching connection's answers.
+// client with an error; a hold delays only the matching connection's answers; a fault window
+// answers in the server's stead (429, 500), late, or spoils watches (garbage between events,
+// a cut inside one, a stall), on the JSON and the protobuf wire, and counts what it faulted.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { isExpectedError } from "../../pkg/errors/expected-error.ts";
+import { ApiError, DecodeError } from "../../pkg/kube/errors.ts";
 import { resources } from "../../pkg/kube/gvr.ts";
-import type { KubeClient } from "../../pkg/kube/client.ts";
+import { createKubeClient, type KubeClient } from "../../pkg/kube/client.ts";
+import { loadClientConfig } from "../../pkg/kube/client-config.ts";
+import type { KubeObject, WatchEvent } from "../../pkg/kube/objects.ts";
+import type { WatchStream } from "../../pkg/kube/watch-stream.ts";
 import { ControlPlane } from "../controlplane/control-plane.ts";
 import { fastClient } from "../integration/informer-fixtures.ts";
-import { RequestFaultProxy } from "./request-fault-proxy.ts";
+import { type RequestFault, RequestFaultProxy, watchRequests } from "./request-fault-proxy.ts";
 
 let controlPlane: ControlPlane;
 let proxy: RequestFaultProxy;
@@ -55,5 +62,119 @@ describe("RequestFaultProxy", () => {
     const heldMs = await held;
     expect(otherMs).toBeLessThan(1_000);
     expect(heldMs).toBeGreaterThanOrEqual(1_000);
+  });
+});
+
+const wires = { protobuf: "application/vnd.kubernetes.protobuf", json: "application/json" } as const;
+
+/** A client through the proxy asking for `wire` on built-in resources. */
+function proxiedOver(wire: keyof typeof wires): Promise<KubeClient> {
+  return createKubeClient(loadClientConfig({ kubeconfig: controlPlane.writeKubeconfig({ server: proxy.url }) }), {
+    qps: 2000,
+    burst: 2000,
+    timeoutMs: 30_000,
+    contentType: wires[wire],
+  });
+}
+
+let configMapCount = 0;
+const createConfigMap = () =>
+  direct.dynamic.resource(resources.configMaps, "default").create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: `window-${configMapCount++}` } });
+
+/** Reads `events` until it ends or fails, as `createConfigMap` keeps the watch busy; what it failed with, or "ended". */
+async function watchOutcome(events: WatchStream<KubeObject>): Promise<{ error: unknown; seen: WatchEvent<KubeObject>[] }> {
+  const seen: WatchEvent<KubeObject>[] = [];
+  const busy = setInterval(() => void createConfigMap(), 200);
+  try {
+    for await (const event of events) seen.push(event);
+    return { error: "ended", seen };
+  } catch (error) {
+    return { error, seen };
+  } finally {
+    clearInterval(busy);
+  }
+}
+
+async function openWatch(client: KubeClient, signal: AbortSignal): Promise<WatchStream<KubeObject>> {
+  const { resourceVersion } = (await direct.dynamic.resource(resources.configMaps, "default").list()).metadata ?? {};
+  return client.dynamic.resource(resources.configMaps, "default").watch({ resourceVersion }, signal);
+}
+
+describe("RequestFaultProxy fault windows", () => {
+  test("a 500 reaches the client as the Status it carries; a 429 with Retry-After: 1 is waited out and sent again", async () => {
+    const get = { method: "GET", path: /^\/api\/v1\/namespaces\/default\/configmaps\/passed-through/ };
+    const failing = proxy.openFaultWindow({ match: get, fault: { kind: "status", code: 500 }, pick: () => true });
+    const err = await proxied.dynamic.resource(resources.configMaps, "default").get("passed-through").catch((e: unknown) => e);
+    await failing.close();
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).code).toBe(500);
+    expect((err as ApiError).reason).toBe("InternalError");
+    expect(failing.hits.get("request")).toBe(1);
+
+    let first = true;
+    const throttling = proxy.openFaultWindow({ match: get, fault: { kind: "status", code: 429 }, pick: () => first && !(first = false) });
+    const object = await proxied.dynamic.resource(resources.configMaps, "default").get("passed-through");
+    await throttling.close();
+    expect(object.metadata?.name).toBe("passed-through");
+    // Answered although the first try was refused: the client waited and sent it again.
+    expect(throttling.hits.get("request")).toBe(1);
+  });
+
+  test("a delayed request is answered after the delay, and closing the window at once sends it on at once", async () => {
+    const get = { method: "GET", path: /^\/api\/v1\/namespaces\/default\/configmaps\/passed-through/ };
+    const window = proxy.openFaultWindow({ match: get, fault: { kind: "delay", delayMs: () => 60_000 }, pick: () => true });
+    let answered = false;
+    const late = proxied.dynamic.resource(resources.configMaps, "default").get("passed-through").then(() => (answered = true));
+    await Bun.sleep(1_000);
+    expect(answered).toBe(false);
+    await window.close(true);
+    await late;
+    expect(window.hits.get("request")).toBe(1);
+  });
+
+  for (const wire of ["protobuf", "json"] as const) {
+    test(`${wire} watch: garbage between two events fails the watch with a DecodeError`, async () => {
+      const client = await proxiedOver(wire);
+      const stop = new AbortController();
+      const events = await openWatch(client, stop.signal);
+      const window = proxy.openFaultWindow({ match: watchRequests, fault: { kind: "garbage-watch" }, pick: () => true });
+      const { error } = await watchOutcome(events);
+      await window.close();
+      stop.abort();
+      expect(error).toBeInstanceOf(DecodeError);
+      expect(window.hits.get(wire)).toBe(1);
+    });
+
+    test(`${wire} watch: a cut inside an event fails the watch with an expected error`, async () => {
+      const client = await proxiedOver(wire);
+      const stop = new AbortController();
+      const events = await openWatch(client, stop.signal);
+      const window = proxy.openFaultWindow({ match: watchRequests, fault: { kind: "cut-watch" }, pick: () => true });
+      const { error } = await watchOutcome(events);
+      await window.close();
+      stop.abort();
+      expect(isExpectedError(error), String(error)).toBe(true);
+      expect(window.hits.get(wire)).toBe(1);
+    });
+  }
+
+  test("a stalled watch gets nothing while the window lasts, then everything held back", async () => {
+    const stop = new AbortController();
+    const events = await openWatch(proxied, stop.signal);
+    const stall: RequestFault = { kind: "stall-watch" };
+    const window = proxy.openFaultWindow({ match: watchRequests, fault: stall, pick: () => true });
+    const seen: string[] = [];
+    const reading = (async () => {
+      for await (const event of events) if (event.type === "ADDED") seen.push((event.object as KubeObject).metadata?.name ?? "");
+    })().catch(() => undefined);
+    const created = [await createConfigMap(), await createConfigMap()].map((object) => object.metadata?.name ?? "");
+    await Bun.sleep(1_000);
+    expect(seen).toEqual([]);
+    await window.close();
+    while (seen.length < created.length) await Bun.sleep(50);
+    stop.abort();
+    await reading;
+    expect(seen).toEqual(created);
+    expect(window.hits.get("protobuf")).toBe(1);
   });
 });
