@@ -4,8 +4,8 @@
 // compacted under the informers' feet (410 Gone), an acting replica killed with -9 or stopped
 // with SIGTERM (and started again), and (opt-in) frozen past its lease. In sharded mode replicas
 // also join the ring and leave it for good (SIGTERM or kill -9), between two and five of them.
-import { realClock } from "../../pkg/clock/clock.ts";
 import type { ControlPlane } from "../../test/controlplane/control-plane.ts";
+import { FaultPacer } from "./fault-pacer.ts";
 import { leaseTimings, type SoakMode } from "./soak-options.ts";
 import type { SeededRandom } from "./seeded-random.ts";
 import type { SoakFleet } from "./soak-fleet.ts";
@@ -21,9 +21,7 @@ const findActorTimeoutMs = 10_000;
 const actorNoun: Record<SoakMode, string> = { "leader-election": "leader", sharded: "member" };
 
 export class ChaosMonkey {
-  readonly #deck: Fault[] = [];
-  /** Monotonic ms when the last fault ended (the system was whole again). */
-  lastFaultEndedAt = performance.now();
+  readonly #pacer: FaultPacer<Fault>;
 
   constructor(
     private readonly controlPlane: ControlPlane,
@@ -31,27 +29,23 @@ export class ChaosMonkey {
     private readonly random: SeededRandom,
     private readonly tally: SoakTally,
     private readonly options: { mode: SoakMode; meanFaultIntervalMs: number; freeze: boolean },
-  ) {}
-
-  /** Injects faults until `signal` aborts; the fault in progress is finished and undone first. */
-  async run(signal: AbortSignal): Promise<void> {
-    for (;;) {
-      await realClock.sleep(this.random.jitter(this.options.meanFaultIntervalMs), signal).catch(() => undefined);
-      if (signal.aborted) return;
-      await this.#inject(this.#nextFault());
-      this.lastFaultEndedAt = performance.now();
-    }
+  ) {
+    this.#pacer = new FaultPacer(random, options.meanFaultIntervalMs, () => {
+      const kinds: Fault[] = ["apiserver-restart", "tcp-cut", "partition", "etcd-compaction", "actor-kill", "actor-stop"];
+      if (options.freeze) kinds.push("actor-freeze");
+      if (options.mode === "sharded") kinds.push("replica-added", "replica-removed");
+      return kinds;
+    });
   }
 
-  /** Faults are dealt from a shuffled deck holding each kind once, so even a short run sees every kind. */
-  #nextFault(): Fault {
-    if (this.#deck.length === 0) {
-      const kinds: Fault[] = ["apiserver-restart", "tcp-cut", "partition", "etcd-compaction", "actor-kill", "actor-stop"];
-      if (this.options.freeze) kinds.push("actor-freeze");
-      if (this.options.mode === "sharded") kinds.push("replica-added", "replica-removed");
-      while (kinds.length > 0) this.#deck.push(...kinds.splice(this.random.int(0, kinds.length - 1), 1));
-    }
-    return this.#deck.pop() ?? "tcp-cut";
+  /** Monotonic ms when the last fault ended (the system was whole again). */
+  get lastFaultEndedAt(): number {
+    return this.#pacer.lastFaultEndedAt;
+  }
+
+  /** Injects faults until `signal` aborts; the fault in progress is finished and undone first. */
+  run(signal: AbortSignal): Promise<void> {
+    return this.#pacer.run(signal, (fault) => this.#inject(fault));
   }
 
   async #inject(fault: Fault): Promise<void> {

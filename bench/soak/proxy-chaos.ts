@@ -7,6 +7,7 @@
 // when it faulted at least one request; how many it faulted is counted too.
 import { realClock } from "../../pkg/clock/clock.ts";
 import { anyRequest, type FaultWindow, type RequestFault, watchRequests, type WatchWire } from "../../test/support/request-fault-proxy.ts";
+import { FaultPacer } from "./fault-pacer.ts";
 import type { SeededRandom } from "./seeded-random.ts";
 import type { ProxyChaosOptions } from "./soak-options.ts";
 import type { SoakFleet } from "./soak-fleet.ts";
@@ -21,8 +22,9 @@ const requestShare = 0.15;
 const watchShare = 0.3;
 const delayMs = { min: 5_000, max: 10_000 };
 
-/** How each fault is named in the report, by what it was dealt to. */
-function label(fault: ProxyFault, as: WatchWire | "request"): string {
+/** How each fault is named in the report, by the wire of the watch it was dealt to (none: a request fault, or a window that faulted nothing). */
+function label(fault: ProxyFault, wire?: WatchWire): string {
+  const on = wire === "protobuf" ? " (protobuf)" : wire === "json" ? " (JSON)" : "";
   switch (fault) {
     case "429":
       return "proxy: 429 Retry-After 1";
@@ -32,42 +34,34 @@ function label(fault: ProxyFault, as: WatchWire | "request"): string {
     case "delay":
       return "proxy: answer 5-10 s late";
     case "watch-cut":
-      return as === "protobuf" ? "proxy: watch cut mid-frame (protobuf)" : "proxy: watch cut mid-line (JSON)";
+      return `proxy: watch cut ${wire === "protobuf" ? "mid-frame" : wire === "json" ? "mid-line" : "mid-event"}${on}`;
     case "watch-stall":
-      return `proxy: watch stalled (${as === "protobuf" ? "protobuf" : "JSON"})`;
+      return `proxy: watch stalled${on}`;
     case "watch-garbage":
-      return as === "protobuf" ? "proxy: corrupt frame (protobuf watch)" : "proxy: garbage line (JSON watch)";
+      return `proxy: ${wire === "protobuf" ? "corrupt frame" : wire === "json" ? "garbage line" : "garbage"} in a watch${on}`;
   }
 }
 
 export class ProxyChaos {
-  readonly #deck: ProxyFault[] = [];
-  /** Monotonic ms when the last window closed (and every delayed request went on). */
-  lastFaultEndedAt = performance.now();
+  readonly #pacer: FaultPacer<ProxyFault>;
 
   constructor(
     private readonly fleet: SoakFleet,
     private readonly random: SeededRandom,
     private readonly tally: SoakTally,
     private readonly options: ProxyChaosOptions,
-  ) {}
-
-  /** Deals windows until `signal` aborts, which closes the window in progress. */
-  async run(signal: AbortSignal): Promise<void> {
-    for (;;) {
-      await realClock.sleep(this.random.jitter(this.options.meanGapMs), signal).catch(() => undefined);
-      if (signal.aborted) return;
-      await this.#deal(this.#nextFault(), signal);
-      this.lastFaultEndedAt = performance.now();
-    }
+  ) {
+    this.#pacer = new FaultPacer(random, options.meanGapMs, () => [...kinds]);
   }
 
-  #nextFault(): ProxyFault {
-    if (this.#deck.length === 0) {
-      const left = [...kinds];
-      while (left.length > 0) this.#deck.push(...left.splice(this.random.int(0, left.length - 1), 1));
-    }
-    return this.#deck.pop() ?? "500";
+  /** Monotonic ms when the last window closed (and every delayed request went on). */
+  get lastFaultEndedAt(): number {
+    return this.#pacer.lastFaultEndedAt;
+  }
+
+  /** Deals windows until `signal` aborts, which closes the window in progress. */
+  run(signal: AbortSignal): Promise<void> {
+    return this.#pacer.run(signal, (fault) => this.#deal(fault, signal));
   }
 
   /** One window on every running replica; the soak's end closes it early (delayed requests go on at once). */
@@ -88,8 +82,13 @@ export class ProxyChaos {
     await realClock.sleep(fault === "watch-stall" ? this.random.int(min, max) : this.options.windowMs, signal).catch(() => undefined);
     await Promise.all(windows.map((window) => window.close(signal.aborted)));
     const hits = new Map<string, number>();
-    for (const window of windows) for (const [as, count] of window.hits) hits.set(label(fault, as), (hits.get(label(fault, as)) ?? 0) + count);
-    if (hits.size === 0) return this.tally.faultSkipped(label(fault, "request"), "no request to fault in the window");
+    for (const window of windows) {
+      for (const [as, count] of window.hits) {
+        const name = label(fault, as === "request" ? undefined : as);
+        hits.set(name, (hits.get(name) ?? 0) + count);
+      }
+    }
+    if (hits.size === 0) return this.tally.faultSkipped(label(fault), "no request to fault in the window");
     for (const [name, count] of hits) this.tally.fault(name, count);
   }
 
