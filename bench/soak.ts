@@ -1,7 +1,9 @@
 // Chaos soak: two kube-loom replicas with leader election (or, with --sharded, a shard ring of
 // three that replicas join and leave) against a real control plane, a workload and faults for a
-// fixed time, invariants checked from an independent watch and the API server's audit log.
-// Prints the counts and figures; exits 1 on any violation.
+// fixed time (process faults, and a fault proxy's bad answers beside them), invariants checked
+// from an independent watch and the API server's audit log. Prints the counts and figures, each
+// replica's RSS and sockets over time and any stack trace in the replicas' logs; exits 1 on any
+// violation (growth beyond the rule in soak/replica-usage.ts counts as one in a long run).
 //   bun bench/soak.ts [--sharded] [--minutes 10] [--seed N] [--ops-per-second 3] [--fault-interval-seconds 15] [--watch-cache] [--freeze] [--log-dir DIR]
 import { runSoak } from "./soak/run-soak.ts";
 import { parseSoakArgs, soakUsage, type SoakOptions } from "./soak/soak-options.ts";
