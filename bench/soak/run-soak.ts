@@ -22,7 +22,7 @@ import type { SoakOptions } from "./soak-options.ts";
 import { soakRing } from "./soak-replica.ts";
 import { SeededRandom } from "./seeded-random.ts";
 import { SoakTally } from "./soak-tally.ts";
-import { findStackTraces, type StackTraceFound } from "./stack-traces.ts";
+import { countLoggedErrors, findStackTraces, type StackTraceFound } from "./replica-logs.ts";
 import { WorkloadDriver } from "./workload-driver.ts";
 
 export interface SoakResult {
@@ -45,6 +45,8 @@ export interface SoakResult {
   usage: UsageSample[];
   /** Stack traces in the replicas' logs: each one is a bug. */
   stackTraces: StackTraceFound[];
+  /** Lines of the replicas' logs carrying an error, by its type. */
+  loggedErrors: Map<string, number>;
 }
 
 export interface OwnershipFigures {
@@ -153,6 +155,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       },
       usage: usage.samples,
       stackTraces: findStackTraces(fleet.everyReplica.flatMap((r) => r.logPaths)),
+      loggedErrors: countLoggedErrors(fleet.everyReplica.flatMap((r) => r.logPaths)),
     };
   } finally {
     for (const step of cleanup.reverse()) await step().catch((err: unknown) => console.error(`[soak] clean-up: ${err instanceof Error ? err.message : String(err)}`));

@@ -16,6 +16,7 @@ export function printSoakReport(result: SoakResult): void {
   for (const [type, count] of sorted(tally.skippedFaults)) counts.push(["fault skipped", type, String(count)]);
   for (const [type, { ok, failed }] of sorted(tally.operations)) counts.push(["operation", type, failed ? `${ok} (+${failed} failed)` : String(ok)]);
   for (const [cause, count] of sorted(result.replicaExits)) counts.push(["replica exit", cause, String(count)]);
+  for (const [type, count] of sorted(result.loggedErrors)) counts.push(["replica log", `lines with a ${type}`, String(count)]);
   for (const [type, count] of sorted(tally.allowed)) counts.push(["allowed race", type, String(count)]);
   for (const [type, count] of sorted(tally.violationCounts)) counts.push(["violation", type, String(count)]);
   counts.push(["violation", "total", String(tally.violationTotal)]);

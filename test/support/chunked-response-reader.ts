@@ -16,6 +16,8 @@ type State = "headers" | "size" | "data" | "data-end" | "trailer" | "done";
 export class ChunkedResponseReader {
   /** The Content-Type header, once the headers have passed. */
   contentType = "";
+  /** The Content-Encoding header ("gzip": kube-apiserver compresses each event of a streaming list's watch on its own). */
+  contentEncoding = "";
   #state: State = "headers";
   #line = "";
   #dataLeft = 0;
@@ -56,6 +58,7 @@ export class ChunkedResponseReader {
           const name = line.slice(0, colon).trim().toLowerCase();
           const value = line.slice(colon + 1).trim();
           if (name === "content-type") this.contentType = value;
+          if (name === "content-encoding") this.contentEncoding = value;
           if (name === "transfer-encoding" && value.toLowerCase().includes("chunked")) this.#chunked = true;
           return;
         }

@@ -95,9 +95,12 @@ async function watchOutcome(events: WatchStream<KubeObject>): Promise<{ error: u
   }
 }
 
-async function openWatch(client: KubeClient, signal: AbortSignal): Promise<WatchStream<KubeObject>> {
+/** A watch from the list's version, or a streaming list (whose events kube-apiserver gzips one by one). */
+async function openWatch(client: KubeClient, signal: AbortSignal, streaming = false): Promise<WatchStream<KubeObject>> {
+  const configMaps = client.dynamic.resource(resources.configMaps, "default");
+  if (streaming) return configMaps.watch({ sendInitialEvents: true, resourceVersionMatch: "NotOlderThan", allowWatchBookmarks: true }, signal);
   const { resourceVersion } = (await direct.dynamic.resource(resources.configMaps, "default").list()).metadata ?? {};
-  return client.dynamic.resource(resources.configMaps, "default").watch({ resourceVersion }, signal);
+  return configMaps.watch({ resourceVersion }, signal);
 }
 
 describe("RequestFaultProxy fault windows", () => {
@@ -133,29 +136,33 @@ describe("RequestFaultProxy fault windows", () => {
   });
 
   for (const wire of ["protobuf", "json"] as const) {
-    test(`${wire} watch: garbage between two events fails the watch with a DecodeError`, async () => {
-      const client = await proxiedOver(wire);
-      const stop = new AbortController();
-      const events = await openWatch(client, stop.signal);
-      const window = proxy.openFaultWindow({ match: watchRequests, fault: { kind: "garbage-watch" }, pick: () => true });
-      const { error } = await watchOutcome(events);
-      await window.close();
-      stop.abort();
-      expect(error).toBeInstanceOf(DecodeError);
-      expect(window.hits.get(wire)).toBe(1);
-    });
+    for (const streaming of [false, true]) {
+      test(`${wire} ${streaming ? "streaming list (gzipped events)" : "watch"}: garbage between two events fails the watch with a DecodeError`, async () => {
+        const client = await proxiedOver(wire);
+        const stop = new AbortController();
+        const events = await openWatch(client, stop.signal, streaming);
+        const window = proxy.openFaultWindow({ match: watchRequests, fault: { kind: "garbage-watch" }, pick: () => true });
+        const { error } = await watchOutcome(events);
+        await window.close();
+        stop.abort();
+        expect(error).toBeInstanceOf(DecodeError);
+        expect(window.hits.get(wire)).toBe(1);
+      });
+    }
 
-    test(`${wire} watch: a cut inside an event fails the watch with an expected error`, async () => {
-      const client = await proxiedOver(wire);
-      const stop = new AbortController();
-      const events = await openWatch(client, stop.signal);
-      const window = proxy.openFaultWindow({ match: watchRequests, fault: { kind: "cut-watch" }, pick: () => true });
-      const { error } = await watchOutcome(events);
-      await window.close();
-      stop.abort();
-      expect(isExpectedError(error), String(error)).toBe(true);
-      expect(window.hits.get(wire)).toBe(1);
-    });
+    for (const streaming of [false, true]) {
+      test(`${wire} ${streaming ? "streaming list (gzipped events)" : "watch"}: a cut inside an event fails the watch with an expected error`, async () => {
+        const client = await proxiedOver(wire);
+        const stop = new AbortController();
+        const events = await openWatch(client, stop.signal, streaming);
+        const window = proxy.openFaultWindow({ match: watchRequests, fault: { kind: "cut-watch" }, pick: () => true });
+        const { error } = await watchOutcome(events);
+        await window.close();
+        stop.abort();
+        expect(isExpectedError(error), String(error)).toBe(true);
+        expect(window.hits.get(wire)).toBe(1);
+      });
+    }
   }
 
   test("a stalled watch gets nothing while the window lasts, then everything held back", async () => {

@@ -8,6 +8,7 @@
 // protobuf watch, a corrupt frame) slipped between two events.
 // TcpProxy (tcp-proxy.ts) faults connections only: it cannot tell one request from another.
 import { connect, createServer, type Server, type TLSSocket } from "node:tls";
+import { gzipSync } from "node:zlib";
 import type { ControlPlane } from "../controlplane/control-plane.ts";
 import { listenOnEphemeralPort } from "../../pkg/testing/free-ports.ts";
 import { asChunk, ChunkedResponseReader } from "./chunked-response-reader.ts";
@@ -365,7 +366,9 @@ export class RequestFaultProxy {
           pending.window.hit(wire);
           connection.pendingWatchFault = undefined;
           this.#toClient(connection, chunk.subarray(0, at));
-          this.#toClient(connection, asChunk(wire === "protobuf" ? corruptFrame : garbageLine));
+          const garbage = wire === "protobuf" ? corruptFrame : garbageLine;
+          // A compressed body gets a gzip member of its own: raw bytes between two members would be skipped by the client's gunzip, unseen.
+          this.#toClient(connection, asChunk(connection.answer.contentEncoding.includes("gzip") ? gzipSync(garbage) : garbage));
           return this.#toClient(connection, chunk.subarray(at));
         }
       }
