@@ -2,17 +2,18 @@
 // client with an error; a hold delays only the matching connection's answers; a fault window
 // answers in the server's stead (429, 500), late, or spoils watches (garbage between events,
 // a cut inside one, a stall), on the JSON and the protobuf wire, and counts what it faulted.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { isExpectedError } from "../../pkg/errors/expected-error.ts";
 import { ApiError, DecodeError } from "../../pkg/kube/errors.ts";
 import { resources } from "../../pkg/kube/gvr.ts";
 import { createKubeClient, type KubeClient } from "../../pkg/kube/client.ts";
 import { loadClientConfig } from "../../pkg/kube/client-config.ts";
+import { createFetch, type Fetch } from "../../pkg/kube/transport.ts";
 import type { KubeObject, WatchEvent } from "../../pkg/kube/objects.ts";
 import type { WatchStream } from "../../pkg/kube/watch-stream.ts";
 import { ControlPlane } from "../controlplane/control-plane.ts";
 import { fastClient } from "../integration/informer-fixtures.ts";
-import { type RequestFault, RequestFaultProxy, watchRequests } from "./request-fault-proxy.ts";
+import { type FaultWindow, type FaultWindowOptions, type RequestFault, RequestFaultProxy, watchRequests } from "./request-fault-proxy.ts";
 
 let controlPlane: ControlPlane;
 let proxy: RequestFaultProxy;
@@ -67,14 +68,16 @@ describe("RequestFaultProxy", () => {
 
 const wires = { protobuf: "application/vnd.kubernetes.protobuf", json: "application/json" } as const;
 
-/** A client through the proxy asking for `wire` on built-in resources. */
-function proxiedOver(wire: keyof typeof wires): Promise<KubeClient> {
-  return createKubeClient(loadClientConfig({ kubeconfig: controlPlane.writeKubeconfig({ server: proxy.url }) }), {
-    qps: 2000,
-    burst: 2000,
-    timeoutMs: 30_000,
-    contentType: wires[wire],
-  });
+/**
+ * A client through the proxy asking for `wire` on built-in resources; `gzip`: accepting gzip,
+ * as kube-loom's client did before it asked for bodies uncompressed (a client that accepts it
+ * gets each event of a streaming list gzipped on its own).
+ */
+async function proxiedOver(wire: keyof typeof wires, gzip = false): Promise<KubeClient> {
+  const config = loadClientConfig({ kubeconfig: controlPlane.writeKubeconfig({ server: proxy.url }) });
+  const transport = await createFetch(config.tls);
+  const acceptingGzip: Fetch = (url, init) => transport(url, { ...init, headers: { ...(init.headers as Record<string, string>), "Accept-Encoding": "gzip" } });
+  return createKubeClient(config, { qps: 2000, burst: 2000, timeoutMs: 30_000, contentType: wires[wire], ...(gzip ? { fetch: acceptingGzip } : {}) });
 }
 
 let configMapCount = 0;
@@ -95,7 +98,7 @@ async function watchOutcome(events: WatchStream<KubeObject>): Promise<{ error: u
   }
 }
 
-/** A watch from the list's version, or a streaming list (whose events kube-apiserver gzips one by one). */
+/** A watch from the list's version, or a streaming list. */
 async function openWatch(client: KubeClient, signal: AbortSignal, streaming = false): Promise<WatchStream<KubeObject>> {
   const configMaps = client.dynamic.resource(resources.configMaps, "default");
   if (streaming) return configMaps.watch({ sendInitialEvents: true, resourceVersionMatch: "NotOlderThan", allowWatchBookmarks: true }, signal);
@@ -103,10 +106,22 @@ async function openWatch(client: KubeClient, signal: AbortSignal, streaming = fa
   return configMaps.watch({ resourceVersion }, signal);
 }
 
+/** Windows a test opened: closed after it whatever happened, so a failure does not spill into the next test. */
+const opened: FaultWindow[] = [];
+const openWindow = (options: FaultWindowOptions) => {
+  const window = proxy.openFaultWindow(options);
+  opened.push(window);
+  return window;
+};
+
 describe("RequestFaultProxy fault windows", () => {
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((window) => window.close(true)));
+  });
+
   test("a 500 reaches the client as the Status it carries; a 429 with Retry-After: 1 is waited out and sent again", async () => {
     const get = { method: "GET", path: /^\/api\/v1\/namespaces\/default\/configmaps\/passed-through/ };
-    const failing = proxy.openFaultWindow({ match: get, fault: { kind: "status", code: 500 }, pick: () => true });
+    const failing = openWindow({ match: get, fault: { kind: "status", code: 500 }, pick: () => true });
     const err = await proxied.dynamic.resource(resources.configMaps, "default").get("passed-through").catch((e: unknown) => e);
     await failing.close();
     expect(err).toBeInstanceOf(ApiError);
@@ -115,7 +130,7 @@ describe("RequestFaultProxy fault windows", () => {
     expect(failing.hits.get("request")).toBe(1);
 
     let first = true;
-    const throttling = proxy.openFaultWindow({ match: get, fault: { kind: "status", code: 429 }, pick: () => first && !(first = false) });
+    const throttling = openWindow({ match: get, fault: { kind: "status", code: 429 }, pick: () => first && !(first = false) });
     const object = await proxied.dynamic.resource(resources.configMaps, "default").get("passed-through");
     await throttling.close();
     expect(object.metadata?.name).toBe("passed-through");
@@ -125,7 +140,7 @@ describe("RequestFaultProxy fault windows", () => {
 
   test("a delayed request is answered after the delay, and closing the window at once sends it on at once", async () => {
     const get = { method: "GET", path: /^\/api\/v1\/namespaces\/default\/configmaps\/passed-through/ };
-    const window = proxy.openFaultWindow({ match: get, fault: { kind: "delay", delayMs: () => 60_000 }, pick: () => true });
+    const window = openWindow({ match: get, fault: { kind: "delay", delayMs: () => 60_000 }, pick: () => true });
     let answered = false;
     const late = proxied.dynamic.resource(resources.configMaps, "default").get("passed-through").then(() => (answered = true));
     await Bun.sleep(1_000);
@@ -137,11 +152,11 @@ describe("RequestFaultProxy fault windows", () => {
 
   for (const wire of ["protobuf", "json"] as const) {
     for (const streaming of [false, true]) {
-      test(`${wire} ${streaming ? "streaming list (gzipped events)" : "watch"}: garbage between two events fails the watch with a DecodeError`, async () => {
-        const client = await proxiedOver(wire);
+      test(`${wire} ${streaming ? "streaming list, gzipped event by event" : "watch"}: garbage between two events fails the watch with a DecodeError`, async () => {
+        const client = await proxiedOver(wire, streaming);
         const stop = new AbortController();
         const events = await openWatch(client, stop.signal, streaming);
-        const window = proxy.openFaultWindow({ match: watchRequests, fault: { kind: "garbage-watch" }, pick: () => true });
+        const window = openWindow({ match: watchRequests, fault: { kind: "garbage-watch" }, pick: () => true });
         const { error } = await watchOutcome(events);
         await window.close();
         stop.abort();
@@ -151,11 +166,11 @@ describe("RequestFaultProxy fault windows", () => {
     }
 
     for (const streaming of [false, true]) {
-      test(`${wire} ${streaming ? "streaming list (gzipped events)" : "watch"}: a cut inside an event fails the watch with an expected error`, async () => {
-        const client = await proxiedOver(wire);
+      test(`${wire} ${streaming ? "streaming list, gzipped event by event" : "watch"}: a cut inside an event fails the watch with an expected error`, async () => {
+        const client = await proxiedOver(wire, streaming);
         const stop = new AbortController();
         const events = await openWatch(client, stop.signal, streaming);
-        const window = proxy.openFaultWindow({ match: watchRequests, fault: { kind: "cut-watch" }, pick: () => true });
+        const window = openWindow({ match: watchRequests, fault: { kind: "cut-watch" }, pick: () => true });
         const { error } = await watchOutcome(events);
         await window.close();
         stop.abort();
@@ -169,7 +184,7 @@ describe("RequestFaultProxy fault windows", () => {
     const stop = new AbortController();
     const events = await openWatch(proxied, stop.signal);
     const stall: RequestFault = { kind: "stall-watch" };
-    const window = proxy.openFaultWindow({ match: watchRequests, fault: stall, pick: () => true });
+    const window = openWindow({ match: watchRequests, fault: stall, pick: () => true });
     const seen: string[] = [];
     const reading = (async () => {
       for await (const event of events) if (event.type === "ADDED") seen.push((event.object as KubeObject).metadata?.name ?? "");
