@@ -150,33 +150,25 @@ describe("RequestFaultProxy fault windows", () => {
     expect(window.hits.get("request")).toBe(1);
   });
 
+  const watchFaults = {
+    "garbage-watch": { does: "garbage between two events fails the watch with a DecodeError", failsAsExpected: (error: unknown) => error instanceof DecodeError },
+    "cut-watch": { does: "a cut inside an event fails the watch with an expected error", failsAsExpected: isExpectedError },
+  } as const;
   for (const wire of ["protobuf", "json"] as const) {
     for (const streaming of [false, true]) {
-      test(`${wire} ${streaming ? "streaming list, gzipped event by event" : "watch"}: garbage between two events fails the watch with a DecodeError`, async () => {
-        const client = await proxiedOver(wire, streaming);
-        const stop = new AbortController();
-        const events = await openWatch(client, stop.signal, streaming);
-        const window = openWindow({ match: watchRequests, fault: { kind: "garbage-watch" }, pick: () => true });
-        const { error } = await watchOutcome(events);
-        await window.close();
-        stop.abort();
-        expect(error).toBeInstanceOf(DecodeError);
-        expect(window.hits.get(wire)).toBe(1);
-      });
-    }
-
-    for (const streaming of [false, true]) {
-      test(`${wire} ${streaming ? "streaming list, gzipped event by event" : "watch"}: a cut inside an event fails the watch with an expected error`, async () => {
-        const client = await proxiedOver(wire, streaming);
-        const stop = new AbortController();
-        const events = await openWatch(client, stop.signal, streaming);
-        const window = openWindow({ match: watchRequests, fault: { kind: "cut-watch" }, pick: () => true });
-        const { error } = await watchOutcome(events);
-        await window.close();
-        stop.abort();
-        expect(isExpectedError(error), String(error)).toBe(true);
-        expect(window.hits.get(wire)).toBe(1);
-      });
+      for (const [kind, { does, failsAsExpected }] of Object.entries(watchFaults)) {
+        test(`${wire} ${streaming ? "streaming list, gzipped event by event" : "watch"}: ${does}`, async () => {
+          const client = await proxiedOver(wire, streaming);
+          const stop = new AbortController();
+          const events = await openWatch(client, stop.signal, streaming);
+          const window = openWindow({ match: watchRequests, fault: { kind: kind as keyof typeof watchFaults }, pick: () => true });
+          const { error } = await watchOutcome(events);
+          await window.close();
+          stop.abort();
+          expect(failsAsExpected(error), String(error)).toBe(true);
+          expect(window.hits.get(wire)).toBe(1);
+        });
+      }
     }
   }
 
