@@ -137,6 +137,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     await judgeOrphans(cluster.admin, soakNamespaces.trees, driver.trees, treeAudit, replicaUsers, tally);
     usage.stop();
     for (const finding of usageGrowth(usage.samples)) tally.violation("replica-growth", finding);
+    // Stopped before their logs are read: what a replica logs as it shuts down counts too.
+    await fleet.shutdown();
 
     return {
       options,

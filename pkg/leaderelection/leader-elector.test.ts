@@ -325,6 +325,21 @@ describe("LeaderElector", () => {
     await b.finished;
   });
 
+  test("a renewal in flight when the process stops is cancelled, not a failure: nothing is logged as an error", async () => {
+    const store = new FakeLeaseStore();
+    const { logger, messages } = capturingLogger();
+    const a = startCandidate(store, "a", { releaseOnCancel: true, logger });
+    await elapse(100, a.clock);
+    expect(a.elector.isLeader()).toBe(true);
+    a.lock.behaviour = "hang";
+    await elapse(timing.retryPeriodMs + 200, a.clock);
+    a.lock.behaviour = "answer";
+    a.cancel.abort();
+    await a.finished;
+    // The soak found "failed to update lock optimistically" and "error retrieving resource lock" logged with the AbortError's stack.
+    expect(messages.filter((message) => /failed|error/.test(message))).toEqual([]);
+  });
+
   test("observe(): a watched release makes a waiting standby take over at once", async () => {
     const store = new FakeLeaseStore();
     const a = startCandidate(store, "a", { releaseOnCancel: true });

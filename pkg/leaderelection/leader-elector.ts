@@ -265,7 +265,8 @@ export class LeaderElector {
     try {
       current = await this.lock.get(signal);
     } catch (err) {
-      this.logger.error({ err }, "error retrieving resource lock");
+      // Cancelled by our own signal (the process stops, or the renew deadline passed): not the API's failure.
+      if (!signal.aborted) this.logger.error({ err }, "error retrieving resource lock");
       return false;
     }
     if (current === null) return this.write("create", desired, signal, "error initially creating leader election record");
@@ -296,7 +297,7 @@ export class LeaderElector {
     try {
       await this.lock[method](record, signal);
     } catch (err) {
-      this.logger.error({ err }, failure);
+      if (!signal.aborted) this.logger.error({ err }, failure);
       return false;
     }
     this.setObservedRecord(record);
