@@ -23,6 +23,11 @@ export class ChunkedResponseReader {
   #dataLeft = 0;
   #chunked = false;
 
+  /** Whether everything read so far ends between two chunks of a chunked body: a chunk of the proxy's own fits now. */
+  get betweenChunks(): boolean {
+    return this.#state === "size" && this.#line === "";
+  }
+
   /** Reads the next piece of the server's bytes. */
   read(piece: Uint8Array): ChunkedPiece {
     const result: ChunkedPiece = { boundaries: [], data: [] };

@@ -311,6 +311,8 @@ export class RequestFaultProxy {
       // Counted once the stall holds back something the client would have read.
       return;
     }
+    // Garbage goes in at once when the answer rests between two chunks (a quiet watch), else at the next place between two.
+    if (fault.kind === "garbage-watch" && connection.answer.contentType !== "" && connection.answer.betweenChunks) return this.#injectGarbage(connection, window);
     if (fault.kind === "cut-watch" || fault.kind === "garbage-watch") connection.pendingWatchFault ??= { kind: fault.kind, window };
   }
 
@@ -363,17 +365,23 @@ export class RequestFaultProxy {
       } else {
         const at = piece.boundaries[0];
         if (at !== undefined) {
-          pending.window.hit(wire);
-          connection.pendingWatchFault = undefined;
           this.#toClient(connection, chunk.subarray(0, at));
-          const garbage = wire === "protobuf" ? corruptFrame : garbageLine;
-          // A compressed body gets a gzip member of its own: raw bytes between two members would be skipped by the client's gunzip, unseen.
-          this.#toClient(connection, asChunk(connection.answer.contentEncoding.includes("gzip") ? gzipSync(garbage) : garbage));
+          this.#injectGarbage(connection, pending.window);
           return this.#toClient(connection, chunk.subarray(at));
         }
       }
     }
     this.#toClient(connection, chunk);
+  }
+
+  /** Sends the client, between two chunks of its answer, a line that is not JSON or a corrupt frame. */
+  #injectGarbage(connection: ProxiedConnection, window: FaultWindow): void {
+    const wire: WatchWire = connection.answer.contentType.includes("protobuf") ? "protobuf" : "json";
+    window.hit(wire);
+    connection.pendingWatchFault = undefined;
+    const garbage = wire === "protobuf" ? corruptFrame : garbageLine;
+    // A compressed body gets a gzip member of its own: raw bytes between two members would be skipped by the client's gunzip, unseen.
+    this.#toClient(connection, asChunk(connection.answer.contentEncoding.includes("gzip") ? gzipSync(garbage) : garbage));
   }
 
   #toClient(connection: ProxiedConnection, bytes: Buffer): void {
