@@ -9,9 +9,9 @@ import { loadClientConfig } from "../../pkg/kube/client-config.ts";
 import { createKubeClient, type KubeClient } from "../../pkg/kube/client.ts";
 import { resources } from "../../pkg/kube/gvr.ts";
 import type { KubeObject } from "../../pkg/kube/objects.ts";
-import { ControlPlane } from "../controlplane/control-plane.ts";
-import { TcpProxy } from "../support/tcp-proxy.ts";
-import { ensureNamespace, fastClient, inParallel, informerFactory } from "./informer-fixtures.ts";
+import type { ControlPlane } from "../controlplane/control-plane.ts";
+import type { TcpProxy } from "../support/tcp-proxy.ts";
+import { ensureNamespace, inParallel, informerFactory, startBehindProxy } from "./informer-fixtures.ts";
 
 let controlPlane: ControlPlane;
 let admin: KubeClient;
@@ -20,10 +20,7 @@ const factories: SharedInformerFactory[] = [];
 const stop = new AbortController();
 
 beforeAll(async () => {
-  controlPlane = await ControlPlane.start();
-  admin = await fastClient(controlPlane.kubeconfigPath);
-  const url = new URL(controlPlane.server);
-  proxy = await TcpProxy.start(url.hostname, Number(url.port));
+  ({ controlPlane, admin, proxy } = await startBehindProxy());
 }, 300_000);
 
 afterAll(async () => {
