@@ -2,10 +2,14 @@
 // One way to lose one is a race upstream documents and accepts (kubernetes#26120, item 1): the
 // garbage collector orphans the dependents its graph knows, so one it has not watched yet (its
 // informer lagging, e.g. backing off after a fault) is collected as soon as the owner is gone.
-// The audit log tells that case apart: the orphan finalizer came off the owner before any replica
-// touched the dependent, and a replica deleted the dependent afterwards. Anything else is a violation.
+// The audit log tells that case apart: the orphan finalizer came off the owner before the garbage
+// collector of any replica touched the dependent (the Network controller may write it meanwhile:
+// the user agent tells the controllers apart), and a replica deleted the dependent afterwards.
+// Anything else is a violation.
 import type { KubeClient } from "../../pkg/kube/client.ts";
 import type { AuditEvent } from "../../test/support/audit-log.ts";
+import { garbageCollectorDescriptor } from "../../controllers/garbagecollector/descriptor.ts";
+import { serviceAccountName } from "../../pkg/manager/service-account-clients.ts";
 import { treeObjects } from "./final-convergence.ts";
 import type { OwnerTree, TreeMember } from "./owner-tree.ts";
 import type { SoakTally } from "./soak-tally.ts";
@@ -35,7 +39,10 @@ export async function judgeOrphans(
   }
 }
 
-/** True when the audit shows the race: the owner's orphan finalizer came off before any replica orphaned `dependent`, which a replica then deleted. */
+/** The garbage collector's requests end their user agent with its name, as every controller's do. */
+const garbageCollectorAgentSuffix = `/${serviceAccountName(garbageCollectorDescriptor)}`;
+
+/** True when the audit shows the race: the owner's orphan finalizer came off before a garbage collector orphaned `dependent`, which a replica then deleted. */
 export function isOrphanRace(audit: readonly AuditEvent[], replicaUsers: readonly string[], root: string, dependent: TreeMember): boolean {
   const byReplica = (event: AuditEvent) => replicaUsers.includes(event.user);
   const onRoot = (event: AuditEvent) => event.resource === "configmaps" && event.name === root && !event.subresource;
@@ -46,7 +53,8 @@ export function isOrphanRace(audit: readonly AuditEvent[], replicaUsers: readonl
   if (ownerDeleted === undefined) return false;
   const finalizerRemoved = audit.find((e) => byReplica(e) && onRoot(e) && (e.verb === "patch" || e.verb === "update") && succeeded(e) && e.receivedAtMicros > ownerDeleted)?.receivedAtMicros;
   if (finalizerRemoved === undefined) return false;
-  const orphaned = audit.some((e) => byReplica(e) && onDependent(e) && e.verb !== "delete" && e.receivedAtMicros > ownerDeleted && e.receivedAtMicros < finalizerRemoved);
+  const byGarbageCollector = (event: AuditEvent) => byReplica(event) && (event.userAgent?.endsWith(garbageCollectorAgentSuffix) ?? false);
+  const orphaned = audit.some((e) => byGarbageCollector(e) && onDependent(e) && e.verb !== "delete" && e.receivedAtMicros > ownerDeleted && e.receivedAtMicros < finalizerRemoved);
   const collectedAfter = audit.some((e) => byReplica(e) && onDependent(e) && e.verb === "delete" && e.receivedAtMicros > finalizerRemoved);
   return !orphaned && collectedAfter;
 }

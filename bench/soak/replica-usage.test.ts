@@ -21,6 +21,12 @@ describe("usageGrowth", () => {
     expect(usageGrowth([sample(6, 100, 40), sample(30, 120, 40, { cachedObjects: 1_100 })])).toEqual([]);
   });
 
+  test("a process in its first minute is judged on neither side: its start is a peak, not growth", () => {
+    const young = { pid: 2, ageMs: 0.8 * minute };
+    expect(usageGrowth([sample(6, 100, 40), sample(6.5, 150, 40, young), sample(30, 120, 40, young)])).toEqual([]);
+    expect(usageGrowth([sample(6, 100, 40), sample(6.5, 150, 40, young), sample(30, 120, 40, { pid: 2, ageMs: 1.5 * minute })])).toHaveLength(1);
+  });
+
   test("sockets above minutes 5-10 × 1.15 + 2 are growth", () => {
     expect(usageGrowth([sample(6, 100, 40), sample(30, 100, 48), sample(40, 100, 60)])).toEqual([
       "kube-loom-a at 40.0 min (pid 1, 40.0 min old): 60 sockets above 48.0 (minutes 5-10 peaked at 40); 1 of 2 later samples over",

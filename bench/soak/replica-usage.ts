@@ -4,7 +4,9 @@
 // with). Summed up per period as the peak of each replica, and judged for a long run:
 //   after minute 10, no period's peak RSS above the peak of minutes 5-10 × 1.15 plus 10 KiB per
 //   object cached beyond what was cached then, and no period's peak sockets above the peak of
-//   minutes 5-10 × 1.15 + 2.
+//   minutes 5-10 × 1.15 + 2. Only samples of processes past their first minute count, on both
+//   sides: a start (every cache listed at once, the runtime's heap not yet collected) peaks higher
+//   than the same process does later, and the faults restart replicas every minute or two.
 // Replicas are restarted by the faults, so a period's peak is the largest of the processes
 // alive in it; the oldest process's age is shown beside it.
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
@@ -37,6 +39,8 @@ export interface UsagePeriod {
 /** The growth judgement starts here: the first 10 minutes fill caches and warm the runtime. */
 export const growthBaselineEndMs = 10 * 60_000;
 const growthBaselineStartMs = 5 * 60_000;
+/** A process's start is a peak of its own, not growth (see above). */
+export const startupMs = 60_000;
 const rssSlack = 1.15;
 /** A generous bound of one cached object's cost: bench/README.md measures a few hundred bytes to 2 KiB per object. */
 const cacheBytesPerObject = 10 * 1024;
@@ -132,7 +136,7 @@ export function usageGrowth(samples: readonly UsageSample[]): string[] {
   const findings: string[] = [];
   const users = [...new Set(samples.map((sample) => sample.user))];
   for (const user of users) {
-    const own = samples.filter((sample) => sample.user === user);
+    const own = samples.filter((sample) => sample.user === user && sample.ageMs >= startupMs);
     const baseline = own.filter((sample) => sample.atMs >= growthBaselineStartMs && sample.atMs < growthBaselineEndMs);
     if (baseline.length === 0) continue;
     const baseRss = Math.max(...baseline.map((sample) => sample.rssKiB));

@@ -1,19 +1,21 @@
 // Why a reflector gave up on a watch without the server having said so, and how it reads the
-// errors the server does send (client-go's reflector helpers).
+// errors the server does send (client-go's reflector helpers). Each is the server's or the
+// network's doing, so an ExpectedError: logged as one line, never with a stack.
+import { ExpectedError } from "../errors/expected-error.ts";
 import { ApiError, TransportError, isTooManyRequests } from "../kube/errors.ts";
 
 /** The watch ended within a second without delivering a single event: treated as a failure for backoff. */
-export class VeryShortWatchError extends Error {
+export class VeryShortWatchError extends ExpectedError {
   override readonly name = "VeryShortWatchError";
 }
 
 /** No event, not even a bookmark, arrived for the idle timeout: the connection is presumed dead. */
-export class WatchIdleError extends Error {
+export class WatchIdleError extends ExpectedError {
   override readonly name = "WatchIdleError";
 }
 
 /** A streaming list never marked the end of its initial events, or was rejected: the reflector falls back to LIST. */
-export class WatchListUnsupportedError extends Error {
+export class WatchListUnsupportedError extends ExpectedError {
   override readonly name = "WatchListUnsupportedError";
 }
 

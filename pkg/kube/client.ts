@@ -94,6 +94,14 @@ export function withRateLimit(client: KubeClient, qps: number, burst: number, co
   return clientOver(client.config, client.program, client.rest.withThrottle(new TokenBucket(qps, burst), agent));
 }
 
+/**
+ * The same client with `component` last in its user agent, as kube-controller-manager names each
+ * controller's client (`…/replicaset-controller`): the API server's audit log tells them apart.
+ */
+export function withComponent(client: KubeClient, component: string): KubeClient {
+  return clientOver(client.config, client.program, client.rest.withUserAgent(userAgent(client.program, component)));
+}
+
 /** The same client, refusing every write that `guard` throws for (the controllers' clients while leading). */
 export function withWriteGuard(client: KubeClient, guard: WriteGuard): KubeClient {
   return clientOver(client.config, client.program, client.rest.withWriteGuard(guard));

@@ -108,6 +108,11 @@ export class RestClient {
     return new RestClient({ ...this.options, throttle, userAgent });
   }
 
+  /** The same client under another User-Agent. */
+  withUserAgent(userAgent: string): RestClient {
+    return new RestClient({ ...this.options, userAgent });
+  }
+
   /** The same client, refusing every write that `guard` throws for. */
   withWriteGuard(guard: WriteGuard): RestClient {
     return new RestClient({ ...this.options, writeGuard: guard });

@@ -1,11 +1,12 @@
 // The client each controller gets: its own ServiceAccount's under
-// --use-service-account-credentials, its own rate limit when its descriptor asks for one, and,
+// --use-service-account-credentials (else the process's, its user agent naming the controller as
+// that account does), its own rate limit when its descriptor asks for one, and,
 // with leader election, a guard that refuses its writes once this process is not sure it leads.
-import { type KubeClient, withRateLimit, withWriteGuard } from "../kube/client.ts";
+import { type KubeClient, withComponent, withRateLimit, withWriteGuard } from "../kube/client.ts";
 import type { WriteGuard } from "../kube/rest-client.ts";
 import type { ConnectionOptions } from "../options/options.ts";
 import type { ControllerDescriptor } from "./controller-descriptor.ts";
-import type { ClientForController } from "./service-account-clients.ts";
+import { type ClientForController, serviceAccountName } from "./service-account-clients.ts";
 
 export interface ControllerClientSources {
   /** The process's client. */
@@ -18,7 +19,7 @@ export interface ControllerClientSources {
 }
 
 export async function controllerClient(descriptor: ControllerDescriptor, sources: ControllerClientSources): Promise<KubeClient> {
-  const own = sources.clientFor ? await sources.clientFor(descriptor) : sources.client;
+  const own = sources.clientFor ? await sources.clientFor(descriptor) : withComponent(sources.client, serviceAccountName(descriptor));
   const guarded = sources.writeGuard ? withWriteGuard(own, sources.writeGuard) : own;
   const limit = descriptor.client?.ownRateLimit;
   // The guard sits under the rate limit, so a write that waited for its turn is judged when it is sent.

@@ -11,6 +11,8 @@ export interface AuditEvent {
   namespace?: string;
   name?: string;
   code: number;
+  /** The request's User-Agent; each controller of a replica names itself last (`…/generic-garbage-collector`). */
+  userAgent?: string;
   /** When the API server received the request, in epoch microseconds. */
   receivedAtMicros: number;
   /** When the API server finished it (for writes: after the write was stored). */
@@ -25,6 +27,7 @@ interface RawAuditEvent {
   stage?: string;
   verb?: string;
   user?: { username?: string };
+  userAgent?: string;
   objectRef?: { resource?: string; subresource?: string; namespace?: string; name?: string };
   responseStatus?: { code?: number };
   requestReceivedTimestamp?: string;
@@ -95,6 +98,7 @@ export class AuditLogReader {
       ...(ref.namespace ? { namespace: ref.namespace } : {}),
       ...(ref.name ? { name: ref.name } : {}),
       code: raw.responseStatus?.code ?? 0,
+      ...(raw.userAgent ? { userAgent: raw.userAgent } : {}),
       receivedAtMicros,
       completedAtMicros,
       ...(raw.requestObject?.spec ? { holderIdentity: raw.requestObject.spec.holderIdentity ?? "" } : {}),
