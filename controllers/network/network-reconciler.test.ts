@@ -65,6 +65,8 @@ let cluster: FakeCluster;
 let memory: MemoryNetworkProvider;
 let calls: ProviderOperation[];
 let failWith: Error | undefined;
+/** Runs before a provider call, as another hand on the cloud would. */
+let beforeCall: ((operation: ProviderOperation) => Promise<void>) | undefined;
 let events: RecordedEvent[];
 let recovered: string[];
 let reconciler: NetworkReconciler;
@@ -76,10 +78,12 @@ beforeEach(() => {
   memory = new MemoryNetworkProvider();
   calls = [];
   failWith = undefined;
+  beforeCall = undefined;
   events = [];
   recovered = [];
   const provider = wrapNetworkProvider("memory", async (operation, call) => {
     calls.push(operation);
+    await beforeCall?.(operation);
     if (failWith) throw failWith;
     return call(memory);
   });
@@ -148,6 +152,26 @@ describe("NetworkReconciler", () => {
     await reconciler.reconcile(request("a"), signal);
     expect(network("a")?.status?.networkID).not.toBe(before);
     expect(memory.list()).toHaveLength(1);
+    expect(events.at(-1)).toMatchObject({ type: "Warning", reason: "DriftRepaired" });
+  });
+
+  test("a network deleted by hand while a sync is under way is drift, repaired in that sync", async () => {
+    cluster.put("a", { cidr: "10.0.0.0/24", gateway: "10.0.0.1" });
+    await reconciler.reconcile(request("a"), signal);
+    const before = network("a")?.status?.networkID ?? "";
+    // Deleting a network by hand takes its subnet first: the sync reads the network in between,
+    // and it is gone by the time the sync makes the subnet again.
+    await memory.deleteSubnet(network("a")?.status?.subnetID ?? "");
+    beforeCall = async (operation) => {
+      if (operation !== "createSubnet") return;
+      beforeCall = undefined;
+      await memory.deleteNetwork(before);
+    };
+    await reconciler.reconcile(request("a"), signal);
+    expect(ready("a")).toMatchObject({ status: "True", reason: "Provisioned" });
+    expect(network("a")?.status?.networkID).not.toBe(before);
+    expect(memory.list()).toHaveLength(1);
+    expect(events.map((event) => event.reason)).not.toContain("ProviderError");
     expect(events.at(-1)).toMatchObject({ type: "Warning", reason: "DriftRepaired" });
   });
 

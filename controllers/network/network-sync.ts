@@ -1,6 +1,8 @@
 // The comparison at the heart of the controller (seed 000): read the provider's network for a
 // Network object, and create, update or replace what differs from the spec, step by step.
-// Every step is idempotent, so a sync interrupted anywhere is finished by the next one.
+// Every step is idempotent, so a sync interrupted anywhere is finished by the next one. A network
+// deleted by someone else after it was read fails the step that addresses it; that is drift
+// found late, so the sync starts over once from the read instead of failing.
 import { parseCIDR, parseIP } from "./ip-address.ts";
 import type { ValidNetworkSpec } from "./network-spec-validation.ts";
 import type { NetworkProvider, ProviderNetwork, ProviderSubnet } from "./providers/provider.ts";
@@ -32,10 +34,29 @@ export async function syncProviderNetwork(
   spec: ValidNetworkSpec,
   signal: AbortSignal,
 ): Promise<SyncOutcome> {
+  const network = await provider.findNetwork(owner.uid, signal);
+  try {
+    return await syncFrom(network, provider, owner, spec, signal);
+  } catch (err) {
+    if (network === undefined || signal.aborted) throw err;
+    const now = await provider.findNetwork(owner.uid, signal);
+    if (now?.id === network.id) throw err;
+    return syncFrom(now, provider, owner, spec, signal);
+  }
+}
+
+/** The steps after the read: `found` is the provider's network as read, if any. */
+async function syncFrom(
+  found: ProviderNetwork | undefined,
+  provider: NetworkProvider,
+  owner: NetworkOwner,
+  spec: ValidNetworkSpec,
+  signal: AbortSignal,
+): Promise<SyncOutcome> {
   const actions: SyncAction[] = [];
   const kind = provider.kind;
   const name = owner.providerName;
-  let network: ProviderNetwork | undefined = await provider.findNetwork(owner.uid, signal);
+  let network = found;
   if (!network) {
     network = await provider.createNetwork(owner.uid, name, signal);
     actions.push({ reason: "NetworkCreated", note: `created ${kind} network ${network.id} named ${JSON.stringify(name)}` });
