@@ -72,6 +72,20 @@ describe("RestClient", () => {
     expect(sent).toEqual(["GET"]);
   });
 
+  test("a write guard hears how each write it let through settled: answered, or failed without an answer", async () => {
+    const settled: boolean[] = [];
+    let fail = false;
+    const guarded = client(async () => {
+      if (fail) throw new TypeError("socket closed");
+      return new Response("{}", { status: 409 });
+    }).withWriteGuard(() => (answered) => void settled.push(answered));
+    await guarded.request({ method: "GET", path: "/api/v1/namespaces/d/pods" }).catch(() => undefined);
+    await guarded.request({ method: "POST", path: "/api/v1/namespaces/d/pods", body: {} }).catch(() => undefined);
+    fail = true;
+    await guarded.request({ method: "DELETE", path: "/api/v1/namespaces/d/pods/a" }).catch(() => undefined);
+    expect(settled).toEqual([true, false]);
+  });
+
   test("the write guard is asked again after the rate limiter's wait: leadership can end during it", async () => {
     let leading = true;
     let release: () => void = () => undefined;

@@ -20,8 +20,15 @@ import { TimeSlicer } from "../eventloop/time-slicer.ts";
 /** A query parameter's value; undefined leaves the parameter out. */
 export type QueryValue = string | number | boolean | undefined;
 
-/** Judges a write the moment before it is sent: throws to refuse it. */
-export type WriteGuard = (request: Pick<RestRequest, "method" | "path">) => void;
+/**
+ * Judges a write the moment before it is sent: throws to refuse it. It may return a callback, told
+ * once the write settled: `answered` true when the API server's answer came, false when the request
+ * failed or was abandoned without one (it may still reach the server later).
+ */
+export type WriteGuard = (request: Pick<RestRequest, "method" | "path">) => void | WriteSettled;
+
+/** See WriteGuard. */
+export type WriteSettled = (answered: boolean) => void;
 
 /** One HTTP request to the API server. */
 export interface RestRequest {
@@ -297,16 +304,18 @@ export class RestClient {
       headers["Content-Type"] = request.contentType ?? "application/json";
     }
     // Asked last, right before sending: leadership can end while a write waits for a token.
-    if (request.method !== "GET") this.options.writeGuard?.(request);
+    const settled = request.method === "GET" ? undefined : this.options.writeGuard?.(request);
     const started = performance.now();
     let response: Response;
     try {
       const longLived = request.query?.watch === true; // a watch: see TransportInit
       response = await this.options.fetch(url, { method: request.method, headers, body, signal, redirect: "manual", longLived });
     } catch (err) {
+      settled?.(false);
       this.observe(request.method, "<error>", started);
       throw this.transportError(request, err);
     }
+    settled?.(true);
     this.observe(request.method, String(response.status), started);
     return response;
   }

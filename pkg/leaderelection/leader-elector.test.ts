@@ -325,6 +325,18 @@ describe("LeaderElector", () => {
     await b.finished;
   });
 
+  test("keepLeaseOnStop: the cancellation leaves the Lease held, to expire, instead of releasing it", async () => {
+    const store = new FakeLeaseStore();
+    const a = startCandidate(store, "a", { releaseOnCancel: true });
+    await elapse(100, a.clock);
+    expect(a.elector.isLeader()).toBe(true);
+    a.elector.keepLeaseOnStop();
+    a.cancel.abort();
+    await a.finished;
+    expect(a.seen.stopped).toBe(1);
+    expect(store.lease?.record.holderIdentity).toBe("a");
+  });
+
   test("a renewal in flight when the process stops is cancelled, not a failure: nothing is logged as an error", async () => {
     const store = new FakeLeaseStore();
     const { logger, messages } = capturingLogger();

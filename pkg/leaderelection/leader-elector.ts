@@ -76,6 +76,8 @@ export class LeaderElector {
   private wakeUp: AbortController | undefined;
   /** Aborted by observe() when, while leading, the Lease is seen held by someone else. */
   private overtaken: AbortController | undefined;
+  /** Set by keepLeaseOnStop: a cancellation leaves the Lease to expire instead of releasing it. */
+  private releaseForgone = false;
 
   constructor(config: LeaderElectorConfig) {
     validate(config);
@@ -140,7 +142,7 @@ export class LeaderElector {
         const why = outcome === "deadline-missed" ? "failed to renew lease" : "the lease is held by another candidate";
         this.logger.error({ holder: this.observedRecord.holderIdentity }, why);
         stopLeading.abort(new Error(`${why} ${this.lock.describe()}`));
-      } else if (this.config.releaseOnCancel) {
+      } else if (this.config.releaseOnCancel && !this.releaseForgone) {
         // Only on cancellation: after a failed renewal another candidate may already hold the lease.
         await this.release();
       }
@@ -149,6 +151,15 @@ export class LeaderElector {
     } finally {
       this.config.callbacks.onStoppedLeading();
     }
+  }
+
+  /**
+   * Makes the coming cancellation leave the Lease to expire rather than release it: for a leader
+   * that cannot tell whether a write it sent has landed yet, since after a release the next leader
+   * starts at once.
+   */
+  keepLeaseOnStop(): void {
+    this.releaseForgone = true;
   }
 
   /** Throws once this process leads but has not renewed for leaseDuration + `toleranceMs` (the health check). */

@@ -1,14 +1,15 @@
 // Runs the controllers only while this process holds the Lease. A standby follows the Lease
 // through the shared informers, so it notices a release or a missed renewal at once. Losing the
 // Lease aborts the controllers at once and ends the run ("leadership-lost": the process must
-// exit); a termination lets in-flight work finish while the Lease is still held, then hands the
-// Lease over.
+// exit); a termination lets in-flight work finish while the Lease is still held, then stops
+// every write and hands the Lease over once each write sent has been answered (writes-in-flight.ts).
 import { realClock } from "../clock/clock.ts";
 import type { EventRecorder } from "../events/recorder.ts";
 import type { SharedInformerFactory } from "../informer/factory.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { LeaderElectionHealthCheck } from "../leaderelection/healthz-adaptor.ts";
-import { LeaderElector } from "../leaderelection/leader-elector.ts";
+import { LeaderElector, NotLeadingError } from "../leaderelection/leader-elector.ts";
+import type { WriteGuard } from "../kube/rest-client.ts";
 import { KubeLeaseLock, recordFromLeaseSpec, type WireLeaseSpec } from "../leaderelection/lease-lock.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Registry } from "prom-client";
@@ -20,6 +21,7 @@ import { LeaseCandidates } from "../status/lease-candidates.ts";
 import { leaderElectionStatus } from "../status/leader-election-status.ts";
 import type { LeaderElectionStatus } from "../status/status-snapshot.ts";
 import { abortedSignal, drain, type ExitReason, type RunControllers } from "./shutdown.ts";
+import { WritesInFlight } from "./writes-in-flight.ts";
 
 /** kube-controller-manager's grace on top of the lease duration before /healthz reports a stuck leader. */
 const leaderElectionHealthToleranceMs = 20_000;
@@ -46,6 +48,9 @@ export class Leadership {
   private readonly leaseName: string;
   private readonly candidates: LeaseCandidates;
   private readonly lease: { namespace: string; name: string };
+  private readonly writes = new WritesInFlight();
+  /** Set once the controllers are done at a termination: no write may start any more. */
+  private steppingDown = false;
   /** For /healthz and /livez: fails when this process leads but has not renewed the Lease in time. */
   readonly healthCheck: HealthCheck;
 
@@ -112,15 +117,29 @@ export class Leadership {
     // Finish in-flight work while still holding the lease, then hand it over.
     this.gracefulStop.abort();
     await drain(this.controllersFinished, this.hardAbort, this.setup.options.controllerShutdownTimeoutMs, this.setup.logger);
+    this.steppingDown = true;
+    const { renewDeadlineMs, leaseDurationMs } = this.setup.options.leaderElection;
+    // The elector keeps renewing meanwhile; a write that got no answer may land until a lease duration has passed.
+    if (!(await this.writes.allAnswered(renewDeadlineMs, leaseDurationMs))) {
+      this.setup.logger.warn({ lease: this.leaseName }, "writes of this process may still land: leaving the Lease to expire instead of releasing it");
+      this.elector.keepLeaseOnStop();
+    }
     this.electorStop.abort();
     await electorDone;
     return "terminated";
   }
 
-  /** Throws NotLeadingError unless this process leads and renewed the Lease within the renew deadline. */
+  /** Throws NotLeadingError unless this process leads, renewed the Lease within the renew deadline and is not stepping down. */
   assertLeading(): void {
+    if (this.steppingDown) throw new NotLeadingError(`this process is handing over the Lease ${this.leaseName}`);
     this.elector.assertLeading();
   }
+
+  /** The controllers' write guard: assertLeading, and each write counted until it is answered. */
+  readonly writeGuard: WriteGuard = () => {
+    this.assertLeading();
+    return this.writes.started();
+  };
 
   /** The Lease as this process sees it, for the status page. */
   status(): LeaderElectionStatus {

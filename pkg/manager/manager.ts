@@ -201,10 +201,9 @@ export class Manager {
     const informers = this.informerFactory(client, metrics);
     if (options.leaderElection.enabled) {
       const leadership = await this.leadership(client, events, services, metrics);
-      const assertLeading = () => leadership.assertLeading();
       return {
-        writeGuard: assertLeading,
-        events: leaderOnlyEvents(events, assertLeading),
+        writeGuard: leadership.writeGuard,
+        events: leaderOnlyEvents(events, () => leadership.assertLeading()),
         // A warm standby fills its caches while it waits; otherwise they start once it leads, as kube-controller-manager's do.
         informers,
         informersFirst: options.warmStandby,
