@@ -32,7 +32,7 @@ import { PodExpectations } from "./expectations.ts";
 import { prometheusReplicaSetMetrics, type ReplicaSetMetrics } from "./metrics.ts";
 import { OwnWrites, StaleCacheError } from "./own-writes.ts";
 import { isNamespaceTerminating, isPodGone, PodControl, podNamePrefix, replicaSetKind } from "./pod-control.ts";
-import { generatedName } from "./pod-names.ts";
+import { SyncPodNames } from "./pod-names.ts";
 import { podsToDelete } from "./pod-ranking.ts";
 import { isPodActive, isPodTerminating, podKey } from "./pod-state.ts";
 import { calculateStatus, writeStatus } from "./replicaset-status.ts";
@@ -206,8 +206,10 @@ export class ReplicaSetController {
       this.expectations.expectCreations(key, count);
       this.logger.info({ replicaSet: key, need: wanted, creating: count }, "too few replicas");
       let unsettled = 0;
+      const namespace = rs.metadata?.namespace ?? "";
+      const names = new SyncPodNames(podNamePrefix(rs.metadata?.name ?? ""), (name) => this.podIndexer.getByKey(`${namespace}/${name}`) !== undefined);
       const { successes, error } = await slowStartBatch(count, slowStartInitialBatchSize, async () => {
-        const name = generatedName(podNamePrefix(rs.metadata?.name ?? ""));
+        const name = names.next();
         try {
           await this.podControl.createPod(rs, name);
         } catch (err) {
