@@ -40,7 +40,7 @@ export interface UsagePeriod {
 export const growthBaselineEndMs = 10 * 60_000;
 const growthBaselineStartMs = 5 * 60_000;
 /** A process's start is a peak of its own, not growth (see above). */
-export const startupMs = 60_000;
+const startupMs = 60_000;
 const rssSlack = 1.15;
 /** A generous bound of one cached object's cost: bench/README.md measures a few hundred bytes to 2 KiB per object. */
 const cacheBytesPerObject = 10 * 1024;

@@ -5,7 +5,7 @@
 // found late, so the sync starts over once from the read instead of failing.
 import { parseCIDR, parseIP } from "./ip-address.ts";
 import type { ValidNetworkSpec } from "./network-spec-validation.ts";
-import type { NetworkProvider, ProviderNetwork, ProviderSubnet } from "./providers/provider.ts";
+import { type NetworkProvider, type ProviderNetwork, type ProviderSubnet, ProviderUnavailableError } from "./providers/provider.ts";
 
 export type SyncActionReason = "NetworkCreated" | "NetworkRenamed" | "SubnetCreated" | "SubnetReplaced" | "GatewayUpdated";
 
@@ -38,7 +38,8 @@ export async function syncProviderNetwork(
   try {
     return await syncFrom(network, provider, owner, spec, signal);
   } catch (err) {
-    if (network === undefined || signal.aborted) throw err;
+    // An unreachable provider would only make the second read wait out its timeout too.
+    if (network === undefined || signal.aborted || err instanceof ProviderUnavailableError) throw err;
     const now = await provider.findNetwork(owner.uid, signal);
     if (now?.id === network.id) throw err;
     return syncFrom(now, provider, owner, spec, signal);
