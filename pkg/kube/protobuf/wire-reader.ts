@@ -13,29 +13,36 @@ export const WireType = { varint: 0, fixed64: 1, lengthDelimited: 2, startGroup:
 
 const twoTo32 = 4294967296;
 
-/** Node's Buffer (Bun's, Deno's) decodes a slice of UTF-8 several times faster than TextDecoder; utf8Slice is its fast path. */
-type TextBuffer = Buffer & { utf8Slice?: (start: number, end: number) => string };
+/** Node's Buffer (Bun's, Deno's) decodes a slice several times faster than TextDecoder; utf8Slice and latin1Slice are its fast paths. */
+type TextBuffer = Buffer & { utf8Slice?: (start: number, end: number) => string; latin1Slice?: (start: number, end: number) => string };
+
+// One Buffer over the whole ArrayBuffer strings were last read from: the fields of a chunk (its
+// frames, each frame's envelope and object) are read by several readers, and a Buffer made per
+// reader cost more than the strings it decoded.
+let textSource: ArrayBufferLike | undefined;
+let textBuffer: TextBuffer | undefined;
+
+function textOf(bytes: Uint8Array): TextBuffer {
+  if (bytes.buffer !== textSource || textBuffer === undefined) {
+    textSource = bytes.buffer;
+    textBuffer = Buffer.from(bytes.buffer) as TextBuffer;
+  }
+  return textBuffer;
+}
 
 // Short strings repeat across the objects of a list (namespaces, label keys and values, phases,
 // condition types and statuses). Kept objects share one copy of each, as JSON.parse's own string
-// cache gives them; the copy just decoded is young garbage. Bounded: cleared when full.
-const internedBytes = 24;
-const internedLimit = 16_384;
-const recentStrings = new Map<string, string>();
-
-function interned(value: string): string {
-  const known = recentStrings.get(value);
-  if (known !== undefined) return known;
-  if (recentStrings.size >= internedLimit) recentStrings.clear();
-  recentStrings.set(value, value);
-  return value;
-}
+// cache gives them. The cache is keyed by the bytes, so a string met again is not decoded at all:
+// a slot per hash of the bytes, the last string that hashed there (a unique name only evicts
+// what shared its slot).
+const cachedBytes = 24;
+const cacheSlots = 4096;
+const recentStrings: (string | undefined)[] = new Array<string | undefined>(cacheSlots).fill(undefined);
 
 export class WireReader {
   /** The next byte to read. */
   pos: number;
   private view: DataView | undefined;
-  private text: TextBuffer | undefined;
 
   /** Reads `bytes[start, end)`. */
   constructor(
@@ -130,9 +137,24 @@ export class WireReader {
     const end = this.delimitedEnd();
     const start = this.pos;
     this.pos = end;
-    const text = (this.text ??= Buffer.from(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength) as TextBuffer);
-    const value = text.utf8Slice ? text.utf8Slice(start, end) : text.toString("utf8", start, end);
-    return end - start <= internedBytes ? interned(value) : value;
+    const { bytes } = this;
+    const text = textOf(bytes);
+    const from = bytes.byteOffset + start;
+    const to = bytes.byteOffset + end;
+    if (end - start > cachedBytes) return utf8(text, from, to);
+    let hash = end - start;
+    for (let i = start; i < end; i++) {
+      const byte = bytes[i]!;
+      if (byte >= 0x80) return utf8(text, from, to);
+      hash = Math.imul(hash ^ byte, 0x01000193);
+    }
+    const slot = (hash >>> 0) & (cacheSlots - 1);
+    const known = recentStrings[slot];
+    if (known !== undefined && known.length === end - start && sameAscii(known, bytes, start)) return known;
+    // ASCII is its own Latin-1, which decodes without UTF-8's checks.
+    const value = text.latin1Slice ? text.latin1Slice(from, to) : text.toString("latin1", from, to);
+    recentStrings[slot] = value;
+    return value;
   }
 
   /** Skips a field of wire type `wireType` whose tag was just read. */
@@ -186,4 +208,14 @@ export class WireReader {
   private dataView(): DataView {
     return (this.view ??= new DataView(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength));
   }
+}
+
+function utf8(text: TextBuffer, from: number, to: number): string {
+  return text.utf8Slice ? text.utf8Slice(from, to) : text.toString("utf8", from, to);
+}
+
+/** Whether `text` (as long as the bytes compared) is the ASCII in `bytes` from `start`. */
+function sameAscii(text: string, bytes: Uint8Array, start: number): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) !== bytes[start + i]) return false;
+  return true;
 }
