@@ -125,12 +125,18 @@ interface IdentityTags {
 export class MessageDecoder {
   private readonly prepared = new Map<string, Message>();
   private identityTags: IdentityTags | undefined;
+  private lastKind: { apiVersion: string; kind: string; message: string | undefined } | undefined;
 
   constructor(readonly schema: WireSchema) {}
 
   /** The message name of an apiVersion and kind, or undefined when the schema does not know them. */
   messageOfKind(apiVersion: string, kind: string): string | undefined {
-    return this.schema.kinds[`${apiVersion}/${kind}`];
+    // Asked once per object of a list or watch, nearly always for the kind asked last.
+    const last = this.lastKind;
+    if (last !== undefined && last.apiVersion === apiVersion && last.kind === kind) return last.message;
+    const message = this.schema.kinds[`${apiVersion}/${kind}`];
+    this.lastKind = { apiVersion, kind, message };
+    return message;
   }
 
   /**

@@ -6,7 +6,7 @@ import { type HeldVersion, initialEventsEndAnnotation } from "../list-watch.ts";
 import type { KubeObject, WatchEvent } from "../objects.ts";
 import type { WatchDecoder } from "../watch-decoder.ts";
 import { ByteQueue } from "./byte-queue.ts";
-import { decodeEnveloped, heldEnveloped } from "./envelope.ts";
+import { decodeEnvelopeRead, decodeEnveloped, readEnvelope } from "./envelope.ts";
 import type { DecodeOptions, MessageDecoder } from "./message-decoder.ts";
 import { WireFormatError, WireReader } from "./wire-reader.ts";
 
@@ -49,7 +49,9 @@ export class ProtobufWatchDecoder<T extends KubeObject> implements WatchDecoder<
   private event(frame: Uint8Array): WatchEvent<T> {
     const reader = new WireReader(frame);
     let type = "";
-    let object: Uint8Array | undefined;
+    // Where the enveloped object is in the frame; objectEnd 0 while there is none.
+    let objectStart = 0;
+    let objectEnd = 0;
     while (reader.pos < reader.end) {
       const tag = reader.uint32();
       if (tag === 0x0a) type = reader.string();
@@ -57,18 +59,23 @@ export class ProtobufWatchDecoder<T extends KubeObject> implements WatchDecoder<
         const end = reader.delimitedEnd();
         while (reader.pos < end) {
           const inner = reader.uint32();
-          if (inner === 0x0a) object = reader.bytesField();
-          else reader.skip(inner & 7);
+          if (inner === 0x0a) {
+            objectEnd = reader.delimitedEnd();
+            objectStart = reader.pos;
+            reader.pos = objectEnd;
+          } else reader.skip(inner & 7);
         }
       } else reader.skip(tag & 7);
     }
-    if (!type || object === undefined) throw new WireFormatError(`malformed watch event: ${type ? "no object" : "no type"}`);
+    if (!type || objectEnd === 0) throw new WireFormatError(`malformed watch event: ${type ? "no object" : "no type"}`);
+    const { decoder } = this;
     // An ERROR event's Status is decoded whole; everything else as the informer keeps it.
-    if (type === "ERROR") return { type, object: decodeEnveloped(this.decoder, object) } as unknown as WatchEvent<T>;
-    const known = type === "ADDED" && this.held ? heldEnveloped(this.decoder, object, this.held) : undefined;
+    if (type === "ERROR") return { type, object: decodeEnveloped(decoder, frame, {}, objectStart, objectEnd) } as unknown as WatchEvent<T>;
+    const envelope = readEnvelope(decoder, frame, objectStart, objectEnd);
+    const known = type === "ADDED" && this.held ? decoder.heldObject(envelope.message, frame, this.held, envelope.rawStart, envelope.rawEnd) : undefined;
     if (known !== undefined) return { type, object: known } as WatchEvent<T>;
     const { fields } = this.options;
-    const decoded = decodeEnveloped(this.decoder, object, this.options);
+    const decoded = decodeEnvelopeRead(decoder, frame, envelope, this.options);
     // What follows the initial events are changes: never a version held already.
     if (type === "BOOKMARK" && endsInitialEvents(decoded)) this.held = undefined;
     return { type, object: fields ? noteBuiltFrom(decoded, fields) : decoded } as unknown as WatchEvent<T>;
