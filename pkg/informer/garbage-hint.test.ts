@@ -1,16 +1,39 @@
 import { describe, expect, test } from "bun:test";
 import { GarbageHint } from "./garbage-hint.ts";
 
-/** A hint, and every collection it asked for: true when waited for. */
-function recorded(): { hint: GarbageHint; asked: boolean[] } {
+/** A hint reading `bytesRead`, and every collection it asked for: true when waited for. */
+function recorded(bytesRead = () => 0): { hint: GarbageHint; asked: boolean[] } {
   const asked: boolean[] = [];
-  return { hint: new GarbageHint((synchronously) => void asked.push(synchronously)), asked };
+  return { hint: new GarbageHint((synchronously) => void asked.push(synchronously), bytesRead, { atBytes: 0 }), asked };
 }
 
 describe("GarbageHint", () => {
-  test("a first list asks for a collection every 500 objects, without waiting for it", () => {
-    const { hint, asked } = recorded();
-    for (let i = 0; i < 1200; i++) hint.objectDecoded();
+  test("a first list asks for a collection every 2 MiB of body read, without waiting for it, however many objects that is", () => {
+    let bytes = 0;
+    const pods = recorded(() => bytes);
+    for (let i = 0; i < 1200; i++) {
+      bytes += 4096;
+      pods.hint.objectDecoded();
+    }
+    expect(pods.asked).toEqual([false, false]);
+    bytes = 0;
+    const metadata = recorded(() => bytes);
+    for (let i = 0; i < 10_000; i++) {
+      bytes += 250;
+      metadata.hint.objectDecoded();
+    }
+    expect(metadata.asked).toEqual([false]);
+  });
+
+  test("informers listing at once share the requests of their first lists", () => {
+    let bytes = 0;
+    const asked: boolean[] = [];
+    const shared = { atBytes: 0 };
+    const hints = [0, 1].map(() => new GarbageHint((synchronously) => void asked.push(synchronously), () => bytes, shared));
+    for (let i = 0; i < 1200; i++) {
+      bytes += 4096;
+      for (const hint of hints) hint.objectDecoded();
+    }
     expect(asked).toEqual([false, false]);
   });
 

@@ -1,5 +1,6 @@
 // The one path every request to the API server takes: authentication, client-side rate
 // limiting (--kube-api-qps/--kube-api-burst), user agent, timeouts, typed errors and metrics.
+import { countBodyBytes } from "./body-bytes.ts";
 import type { ClientConfig } from "./client-config.ts";
 import { ApiError, DecodeError, TransportError } from "./errors.ts";
 import { decodeObjectList } from "./list-decoder.ts";
@@ -248,6 +249,7 @@ export class RestClient {
           return;
         }
         deadline?.progress();
+        countBodyBytes(next.value.length);
         yield next.value;
       }
     } finally {
