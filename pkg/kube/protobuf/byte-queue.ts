@@ -44,13 +44,21 @@ export class ByteQueue {
     throw new WireFormatError(`varint longer than 10 bytes at byte ${this.consumed + offset}`);
   }
 
-  /** The next `count` bytes, consumed. */
-  take(count: number): Uint8Array {
-    if (count > this.length) throw new RangeError("ByteQueue.take past the end");
+  /** Where the bytes last taken start in the array takeInPlace returned. */
+  takenFrom = 0;
+
+  /**
+   * Consumes the next `count` bytes and returns an array holding them from `takenFrom` on: the
+   * chunk they lie in (no copy, and no view either, which costs more than decoding a short
+   * field), or a copy of them from 0 when they span chunks.
+   */
+  takeInPlace(count: number): Uint8Array {
+    if (count > this.length) throw new RangeError("ByteQueue.takeInPlace past the end");
     const first = this.chunks[0];
     let result: Uint8Array;
     if (first !== undefined && this.head + count <= first.length) {
-      result = first.subarray(this.head, this.head + count);
+      result = first;
+      this.takenFrom = this.head;
     } else {
       result = new Uint8Array(count);
       let filled = 0;
@@ -63,6 +71,7 @@ export class ByteQueue {
         filled += part.length;
         start = 0;
       }
+      this.takenFrom = 0;
     }
     this.skip(count);
     return result;

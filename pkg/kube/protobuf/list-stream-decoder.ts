@@ -41,6 +41,8 @@ class ListReader<T extends KubeObject> {
   private rawEnd: number | undefined;
   private rawSeen = false;
   private metadata: Record<string, unknown> = {};
+  /** The array holding the field wholeField consumed last. */
+  private field: Uint8Array = new Uint8Array(0);
   private readonly items: T[] = [];
 
   constructor(
@@ -57,8 +59,8 @@ class ListReader<T extends KubeObject> {
     const { queue } = this;
     if (!this.magicChecked) {
       if (queue.length < protobufMagic.length) return false;
-      const start = queue.take(protobufMagic.length);
-      if (!startsWithMagic(start)) throw new WireFormatError("list response: not a Kubernetes protobuf body");
+      const start = queue.takeInPlace(protobufMagic.length);
+      if (!startsWithMagic(start, queue.takenFrom)) throw new WireFormatError("list response: not a Kubernetes protobuf body");
       this.magicChecked = true;
       return true;
     }
@@ -78,25 +80,27 @@ class ListReader<T extends KubeObject> {
       this.rawSeen = true;
       return true;
     }
-    const field = this.wholeField(tag.value, tag.size);
-    if (field === undefined) return false;
+    const length = this.wholeField(tag.value, tag.size);
+    if (length < 0) return false;
     if (this.rawEnd !== undefined && queue.consumed > this.rawEnd) throw new WireFormatError("list response: a field runs past the end of the list");
+    const { field } = this;
+    const start = queue.takenFrom;
     if (this.rawEnd === undefined) {
-      if (tag.value === typeMetaTag) this.setType(field);
+      if (tag.value === typeMetaTag) this.setType(field, start, start + length);
     } else if (tag.value === itemTag) {
-      this.items.push(this.item(field));
+      this.items.push(this.item(field, start, start + length));
     } else if (tag.value === listMetaTag) {
-      this.metadata = this.decoder.decode("meta/v1.ListMeta", field);
+      this.metadata = this.decoder.decode("meta/v1.ListMeta", field, {}, start, start + length);
     }
     return true;
   }
 
-  /** One item: the caller's own copy when it holds this version (see DecodeOptions.held), else decoded. */
-  private item(field: Uint8Array): T {
+  /** One item, `bytes[start, end)`: the caller's own copy when it holds this version (see DecodeOptions.held), else decoded. */
+  private item(bytes: Uint8Array, start: number, end: number): T {
     const { held, fields } = this.options;
-    const known = held && this.decoder.heldObject(this.itemMessage!, field, held);
+    const known = held && this.decoder.heldObject(this.itemMessage!, bytes, held, start, end);
     if (known !== undefined) return known as T;
-    const item = this.decoder.decode(this.itemMessage!, field, this.options);
+    const item = this.decoder.decode(this.itemMessage!, bytes, this.options, start, end);
     return (fields ? noteBuiltFrom(item, fields) : item) as T;
   }
 
@@ -107,25 +111,30 @@ class ListReader<T extends KubeObject> {
     return { apiVersion: this.apiVersion, kind: this.kind, metadata: this.metadata, items: this.items } as ObjectList<T>;
   }
 
-  /** The body of the field whose tag (of `tagSize` bytes) is next, consumed; undefined until all of it is here. */
-  private wholeField(tag: number, tagSize: number): Uint8Array | undefined {
+  /**
+   * Consumes the field whose tag (of `tagSize` bytes) is next, once all of it is here: its body
+   * is then in `field` from the queue's takenFrom on, and its length is returned; -1 until then.
+   */
+  private wholeField(tag: number, tagSize: number): number {
     const { queue } = this;
     const wireType = tag & 7;
     if (wireType === WireType.lengthDelimited) {
       const length = queue.peekVarint(tagSize);
-      if (length === undefined || queue.length < tagSize + length.size + length.value) return undefined;
+      if (length === undefined || queue.length < tagSize + length.size + length.value) return -1;
       queue.skip(tagSize + length.size);
-      return queue.take(length.value);
+      this.field = queue.takeInPlace(length.value);
+      return length.value;
     }
     // Not expected in a list; skipped whole, as any unknown field.
     const size = wireType === WireType.varint ? queue.peekVarint(tagSize)?.size : wireType === WireType.fixed64 ? 8 : wireType === WireType.fixed32 ? 4 : -1;
     if (size === -1) throw new WireFormatError(`list response: unsupported wire type ${wireType}`);
-    if (size === undefined || queue.length < tagSize + size) return undefined;
-    return queue.take(tagSize + size);
+    if (size === undefined || queue.length < tagSize + size) return -1;
+    this.field = queue.takeInPlace(tagSize + size);
+    return tagSize + size;
   }
 
-  private setType(field: Uint8Array): void {
-    const { apiVersion, kind } = readTypeMeta(new WireReader(field), field.length);
+  private setType(field: Uint8Array, start: number, end: number): void {
+    const { apiVersion, kind } = readTypeMeta(new WireReader(field, start, end), end);
     const listMessage = this.decoder.messageOfKind(apiVersion, kind);
     const itemMessage = listMessage && this.decoder.fieldMessage(listMessage, 2);
     if (listMessage === undefined || itemMessage === undefined) throw new UnknownKindError(apiVersion, kind);

@@ -35,7 +35,8 @@ export class ProtobufWatchDecoder<T extends KubeObject> implements WatchDecoder<
       if (size > maxFrameBytes) throw new WireFormatError(`watch frame of ${size} bytes: the stream is corrupt`);
       if (queue.length < 4 + size) break;
       queue.skip(4);
-      events.push(this.event(queue.take(size)));
+      const frame = queue.takeInPlace(size);
+      events.push(this.event(frame, queue.takenFrom, queue.takenFrom + size));
     }
     return events;
   }
@@ -45,13 +46,13 @@ export class ProtobufWatchDecoder<T extends KubeObject> implements WatchDecoder<
     return [];
   }
 
-  /** One metav1.WatchEvent: type (1), object (2, a RawExtension whose raw (1) is the enveloped object). */
-  private event(frame: Uint8Array): WatchEvent<T> {
-    const reader = new WireReader(frame);
+  /** One metav1.WatchEvent, `frame[start, end)`: type (1), object (2, a RawExtension whose raw (1) is the enveloped object). */
+  private event(frame: Uint8Array, start: number, end: number): WatchEvent<T> {
+    const reader = new WireReader(frame, start, end);
     let type = "";
-    // Where the enveloped object is in the frame; objectEnd 0 while there is none.
+    // Where the enveloped object is in the frame; objectEnd -1 while there is none.
     let objectStart = 0;
-    let objectEnd = 0;
+    let objectEnd = -1;
     while (reader.pos < reader.end) {
       const tag = reader.uint32();
       if (tag === 0x0a) type = reader.string();
@@ -67,7 +68,7 @@ export class ProtobufWatchDecoder<T extends KubeObject> implements WatchDecoder<
         }
       } else reader.skip(tag & 7);
     }
-    if (!type || objectEnd === 0) throw new WireFormatError(`malformed watch event: ${type ? "no object" : "no type"}`);
+    if (!type || objectEnd < 0) throw new WireFormatError(`malformed watch event: ${type ? "no object" : "no type"}`);
     const { decoder } = this;
     // An ERROR event's Status is decoded whole; everything else as the informer keeps it.
     if (type === "ERROR") return { type, object: decodeEnveloped(decoder, frame, {}, objectStart, objectEnd) } as unknown as WatchEvent<T>;

@@ -13,8 +13,8 @@ export const WireType = { varint: 0, fixed64: 1, lengthDelimited: 2, startGroup:
 
 const twoTo32 = 4294967296;
 
-/** Node's Buffer (Bun's, Deno's) decodes a slice several times faster than TextDecoder; utf8Slice and latin1Slice are its fast paths. */
-type TextBuffer = Buffer & { utf8Slice?: (start: number, end: number) => string; latin1Slice?: (start: number, end: number) => string };
+/** Node's Buffer (Bun's, Deno's) decodes a slice of UTF-8 several times faster than TextDecoder; utf8Slice is its fast path. */
+type TextBuffer = Buffer & { utf8Slice?: (start: number, end: number) => string };
 
 // One Buffer over the whole ArrayBuffer strings were last read from: the fields of a chunk (its
 // frames, each frame's envelope and object) are read by several readers, and a Buffer made per
@@ -43,6 +43,7 @@ export class WireReader {
   /** The next byte to read. */
   pos: number;
   private view: DataView | undefined;
+  private textBuffer: TextBuffer | undefined;
 
   /** Reads `bytes[start, end)`. */
   constructor(
@@ -88,6 +89,20 @@ export class WireReader {
    * same number written in decimal (exact up to 2^53).
    */
   int64(): number {
+    // Up to seven bytes (49 bits: times in seconds, generations, sizes) add up exactly in a double.
+    const { bytes, end } = this;
+    let pos = this.pos;
+    let value = 0;
+    let scale = 1;
+    for (let i = 0; i < 7 && pos < end; i++) {
+      const byte = bytes[pos++]!;
+      value += (byte & 0x7f) * scale;
+      if (byte < 0x80) {
+        this.pos = pos;
+        return value;
+      }
+      scale *= 128;
+    }
     const { low, high } = this.varint64();
     return high >= 0x80000000 ? (high - twoTo32) * twoTo32 + low : high * twoTo32 + low;
   }
@@ -137,23 +152,22 @@ export class WireReader {
     const end = this.delimitedEnd();
     const start = this.pos;
     this.pos = end;
+    const length = end - start;
+    if (length === 0) return "";
+    if (length > cachedBytes) return this.text(start, end);
+    // A few bytes pick the slot, not all of them: a name read once costs no walk over its bytes.
     const { bytes } = this;
-    const text = textOf(bytes);
-    const from = bytes.byteOffset + start;
-    const to = bytes.byteOffset + end;
-    if (end - start > cachedBytes) return utf8(text, from, to);
-    let hash = end - start;
-    for (let i = start; i < end; i++) {
-      const byte = bytes[i]!;
-      if (byte >= 0x80) return utf8(text, from, to);
-      hash = Math.imul(hash ^ byte, 0x01000193);
-    }
-    const slot = (hash >>> 0) & (cacheSlots - 1);
+    let hash = Math.imul(length ^ bytes[start]!, 0x01000193);
+    hash = Math.imul(hash ^ bytes[end - 1]!, 0x01000193);
+    hash = Math.imul(hash ^ bytes[end - 2 + (length === 1 ? 1 : 0)]!, 0x01000193);
+    hash = Math.imul(hash ^ bytes[start + (length >> 1)]!, 0x01000193);
+    const slot = (hash >>> 16) & (cacheSlots - 1);
     const known = recentStrings[slot];
-    if (known !== undefined && known.length === end - start && sameAscii(known, bytes, start)) return known;
-    // ASCII is its own Latin-1, which decodes without UTF-8's checks.
-    const value = text.latin1Slice ? text.latin1Slice(from, to) : text.toString("latin1", from, to);
-    recentStrings[slot] = value;
+    if (known !== undefined && known.length === length && sameAscii(known, bytes, start)) return known;
+    const value = this.text(start, end);
+    // Only ASCII is kept (UTF-8 decodes to as many characters as bytes only then): a cached string
+    // equal to the bytes character for byte is then their decoding.
+    if (value.length === length) recentStrings[slot] = value;
     return value;
   }
 
@@ -201,6 +215,14 @@ export class WireReader {
     return { low: low >>> 0, high: high >>> 0 };
   }
 
+  /** `bytes[start, end)` decoded as UTF-8. */
+  private text(start: number, end: number): string {
+    const text = (this.textBuffer ??= textOf(this.bytes));
+    const from = this.bytes.byteOffset + start;
+    const to = this.bytes.byteOffset + end;
+    return text.utf8Slice ? text.utf8Slice(from, to) : text.toString("utf8", from, to);
+  }
+
   private need(count: number): void {
     if (this.pos + count > this.end) throw new WireFormatError(`${count} bytes needed at byte ${this.pos}, only ${this.end - this.pos} left`);
   }
@@ -208,10 +230,6 @@ export class WireReader {
   private dataView(): DataView {
     return (this.view ??= new DataView(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength));
   }
-}
-
-function utf8(text: TextBuffer, from: number, to: number): string {
-  return text.utf8Slice ? text.utf8Slice(from, to) : text.toString("utf8", from, to);
 }
 
 /** Whether `text` (as long as the bytes compared) is the ASCII in `bytes` from `start`. */
