@@ -6,7 +6,9 @@
 import { type FieldTree, pickFields } from "../field-tree.ts";
 import type { HeldVersion } from "../list-watch.ts";
 import type { KubeObject } from "../objects.ts";
-import { bytesJson, durationJson, float32Json, microTimeJson, rawJson, timeJson } from "./json-forms.ts";
+import { bytesJson, durationJson, float32Json, rawJson } from "./json-forms.ts";
+import { decodeObjectMeta, hasObjectMetaSchema, managedFieldsEntryMessage } from "./object-meta-decoder.ts";
+import { readTimeJson } from "./time-field.ts";
 import { WireFormatError, WireReader, WireType } from "./wire-reader.ts";
 import { FieldFlag, type FieldSchema, type WireSchema } from "./wire-schema.ts";
 
@@ -112,7 +114,12 @@ interface Message {
   readonly managedFields: number | undefined;
   /** The number of the field holding the object's ObjectMeta, if it has one. */
   readonly objectMeta: number | undefined;
+  /** Code written for this message (ObjectMeta), used when the whole message is decoded. */
+  readonly written: WrittenDecode | undefined;
 }
+
+/** Decodes a whole message, up to `end`, by code written for it. */
+type WrittenDecode = (reader: WireReader, end: number, noManagedFields: boolean) => Record<string, unknown>;
 
 /** The tags of the ObjectMeta fields that tell which version of which object a message is. */
 interface IdentityTags {
@@ -289,26 +296,11 @@ export class MessageDecoder {
         return float32Json(reader.float());
       case Kind.Bytes:
         return bytesJson(reader.bytesField());
-      case Kind.Message: {
-        const end = reader.delimitedEnd();
-        const message = this.message(field.messageName);
-        const out: Record<string, unknown> = {};
-        this.decodeInto(out, reader, end, message, fields, noManagedFields);
-        return message.sliceWrapper ? (out[message.sliceWrapper.name] ?? null) : out;
-      }
+      case Kind.Message:
+        return this.messageValue(reader, field.messageName, fields, noManagedFields);
       case Kind.Time:
-      case Kind.MicroTime: {
-        const end = reader.delimitedEnd();
-        let seconds = 0;
-        let nanos = 0;
-        while (reader.pos < end) {
-          const tag = reader.uint32();
-          if (tag === 0x08) seconds = reader.int64();
-          else if (tag === 0x10) nanos = reader.int32();
-          else reader.skip(tag & 7);
-        }
-        return field.kind === Kind.Time ? timeJson(seconds, nanos) : microTimeJson(seconds, nanos);
-      }
+      case Kind.MicroTime:
+        return readTimeJson(reader, field.kind === Kind.MicroTime);
       case Kind.Duration: {
         const end = reader.delimitedEnd();
         let nanoseconds = 0;
@@ -357,6 +349,24 @@ export class MessageDecoder {
     }
   }
 
+  /** A length-delimited message at the reader, as its JSON value. */
+  private messageValue(reader: WireReader, messageName: string, fields: FieldTree | undefined, noManagedFields: boolean): unknown {
+    const end = reader.delimitedEnd();
+    const message = this.message(messageName);
+    if (message.written !== undefined && fields === undefined) return message.written(reader, end, noManagedFields);
+    const out: Record<string, unknown> = {};
+    this.decodeInto(out, reader, end, message, fields, noManagedFields);
+    return message.sliceWrapper ? (out[message.sliceWrapper.name] ?? null) : out;
+  }
+
+  private readonly managedFieldsEntry = (reader: WireReader): unknown => this.messageValue(reader, managedFieldsEntryMessage, undefined, false);
+
+  /** The code written for a message, when there is some for it and the schema is the one it was written for. */
+  private writtenDecode(name: string): WrittenDecode | undefined {
+    if (name !== objectMetaMessage || !hasObjectMetaSchema(this.schema)) return undefined;
+    return (reader, end, noManagedFields) => decodeObjectMeta(reader, end, noManagedFields, this.managedFieldsEntry);
+  }
+
   private mapEntry(entries: Record<string, unknown>, reader: WireReader, field: Field, fields: FieldTree | undefined, noManagedFields: boolean, message: Message): void {
     const end = reader.delimitedEnd();
     let key = "";
@@ -398,7 +408,7 @@ export class MessageDecoder {
     if (message === undefined) {
       const fields = this.schema.messages[name];
       if (fields === undefined) throw new WireFormatError(`no protobuf schema for ${name}`);
-      message = prepare(name, fields);
+      message = prepare(name, fields, this.writtenDecode(name));
       this.prepared.set(name, message);
     }
     return message;
@@ -409,7 +419,7 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 const objectMetaMessage = "meta/v1.ObjectMeta";
 
-function prepare(name: string, schema: readonly FieldSchema[]): Message {
+function prepare(name: string, schema: readonly FieldSchema[], written: WrittenDecode | undefined): Message {
   const byNumber: (Field | undefined)[] = [];
   const alwaysWritten: Field[] = [];
   let managedFields: number | undefined;
@@ -443,7 +453,7 @@ function prepare(name: string, schema: readonly FieldSchema[]): Message {
     if (jsonName === "managedFields" && name === objectMetaMessage) managedFields = number;
     if (jsonName === "metadata" && type === objectMetaMessage) objectMeta = number;
   }
-  return { name, byNumber, alwaysWritten, sliceWrapper, managedFields, objectMeta };
+  return { name, byNumber, alwaysWritten, sliceWrapper, managedFields, objectMeta, written };
 }
 
 /**
