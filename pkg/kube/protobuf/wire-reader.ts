@@ -16,16 +16,17 @@ const twoTo32 = 4294967296;
 /** Node's Buffer (Bun's, Deno's) decodes a slice of UTF-8 several times faster than TextDecoder; utf8Slice is its fast path. */
 type TextBuffer = Buffer & { utf8Slice?: (start: number, end: number) => string };
 
-// One Buffer over the whole ArrayBuffer strings were last read from: the fields of a chunk (its
-// frames, each frame's envelope and object) are read by several readers, and a Buffer made per
-// reader cost more than the strings it decoded.
-let textSource: ArrayBufferLike | undefined;
+// One Buffer over the array strings were last read from: the readers of a chunk (its frames,
+// each frame's envelope and object) share it, and a Buffer made per reader cost more than the
+// strings it decoded. Keyed by the array itself: asking a typed array for its ArrayBuffer costs
+// about as much as the Buffer.
+let textSource: Uint8Array | undefined;
 let textBuffer: TextBuffer | undefined;
 
 function textOf(bytes: Uint8Array): TextBuffer {
-  if (bytes.buffer !== textSource || textBuffer === undefined) {
-    textSource = bytes.buffer;
-    textBuffer = Buffer.from(bytes.buffer) as TextBuffer;
+  if (bytes !== textSource || textBuffer === undefined) {
+    textSource = bytes;
+    textBuffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) as TextBuffer;
   }
   return textBuffer;
 }
@@ -218,9 +219,7 @@ export class WireReader {
   /** `bytes[start, end)` decoded as UTF-8. */
   private text(start: number, end: number): string {
     const text = (this.textBuffer ??= textOf(this.bytes));
-    const from = this.bytes.byteOffset + start;
-    const to = this.bytes.byteOffset + end;
-    return text.utf8Slice ? text.utf8Slice(from, to) : text.toString("utf8", from, to);
+    return text.utf8Slice ? text.utf8Slice(start, end) : text.toString("utf8", start, end);
   }
 
   private need(count: number): void {
