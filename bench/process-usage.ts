@@ -1,10 +1,24 @@
 // What a running process costs, read from /proc: resident memory and CPU time (user + system).
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 
 /** Resident set size in MiB. */
 export function residentMiB(pid: number): number {
+  return statusMiB(pid, "VmRSS");
+}
+
+/** This process's highest resident set size in MiB since it started, or since resetPeakResident. */
+export function peakResidentMiB(): number {
+  return statusMiB("self", "VmHWM");
+}
+
+/** Sets this process's peak-RSS mark (VmHWM) to its current RSS: the peak of what follows, however short, without sampling. */
+export function resetPeakResident(): void {
+  writeFileSync("/proc/self/clear_refs", "5");
+}
+
+function statusMiB(pid: number | "self", field: "VmRSS" | "VmHWM"): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kib = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? Number.NaN);
+  const kib = Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? Number.NaN);
   return kib / 1024;
 }
 
