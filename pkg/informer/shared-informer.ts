@@ -421,6 +421,8 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     const entries: (readonly [string, T])[] = [];
     const previous: (T | undefined)[] = [];
     const listed = new Set<string>();
+    // A first list has no cache to compare with: no lookups, and nothing it could leave out.
+    const cacheEmpty = this.indexer.size === 0;
     let changes = 0;
     for (const obj of objects) {
       if (slicer.due()) await slicer.yield();
@@ -431,11 +433,11 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
         this.logger.error({ err }, "listed object without a name left out of the cache");
         continue;
       }
-      const cached = this.indexer.getByKey(key);
+      const cached = cacheEmpty ? undefined : this.indexer.getByKey(key);
       if (cached !== obj) changes++;
       entries.push([key, obj]);
       previous.push(cached);
-      listed.add(key);
+      if (!cacheEmpty) listed.add(key);
     }
     const tombstones: DeletedFinalStateUnknown<T>[] = [];
     const kept: (readonly [string, T])[] = [];
