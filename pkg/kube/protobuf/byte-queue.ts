@@ -20,6 +20,9 @@ export class ByteQueue {
   /** The byte `offset` bytes ahead. */
   at(offset: number): number {
     let index = this.head + offset;
+    // Nearly always in the first chunk: no walk over the chunks.
+    const first = this.chunks[0];
+    if (first !== undefined && index < first.length) return first[index]!;
     for (const chunk of this.chunks) {
       if (index < chunk.length) return chunk[index]!;
       index -= chunk.length;

@@ -60,11 +60,11 @@ export function decodeObjectMeta(reader: WireReader, end: number, noManagedField
     const tag = reader.uint32();
     switch (tag) {
       case 0x0a:
-        text = reader.string();
+        text = reader.uniqueString();
         if (text !== "") out.name = text;
         break;
       case 0x12:
-        text = reader.string();
+        text = reader.uniqueString();
         if (text !== "") out.generateName = text;
         break;
       case 0x1a:
@@ -72,15 +72,15 @@ export function decodeObjectMeta(reader: WireReader, end: number, noManagedField
         if (text !== "") out.namespace = text;
         break;
       case 0x22:
-        text = reader.string();
+        text = reader.uniqueString();
         if (text !== "") out.selfLink = text;
         break;
       case 0x2a:
-        text = reader.string();
+        text = reader.uniqueString();
         if (text !== "") out.uid = text;
         break;
       case 0x32:
-        text = reader.string();
+        text = reader.uniqueString();
         if (text !== "") out.resourceVersion = text;
         break;
       case 0x38: {

@@ -172,6 +172,17 @@ export class WireReader {
     return value;
   }
 
+  /**
+   * A length-delimited UTF-8 string that is seldom the same twice (a name, a uid, a
+   * resourceVersion): decoded without the cache's lookup, and not kept in it.
+   */
+  uniqueString(): string {
+    const end = this.delimitedEnd();
+    const start = this.pos;
+    this.pos = end;
+    return start === end ? "" : this.text(start, end);
+  }
+
   /** Skips a field of wire type `wireType` whose tag was just read. */
   skip(wireType: number): void {
     switch (wireType) {
