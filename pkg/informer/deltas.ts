@@ -37,7 +37,7 @@ export type Delta<T extends KubeObject = KubeObject> =
    * The collection is exactly `objects` as of `resourceVersion`: applied to the cache as one step.
    * From a segment: the part of the collection that segment covers, and only that part is replaced.
    */
-  | { type: "ReplacedAll"; objects: readonly T[]; resourceVersion: string; segment?: SegmentId }
+  | { type: "ReplacedAll"; objects: readonly T[]; resourceVersion: string; segment?: SegmentId; keys?: readonly string[] }
   /** Every cached object is handed again to the handlers whose resync is due. */
   | { type: "SyncAll" }
   /** The collection reached `resourceVersion` with no change to the objects watched. */

@@ -69,10 +69,10 @@ export class Indexer<T extends KubeObject = KubeObject> implements IndexedStore<
     if (!tombstone) this.advanceTo(obj);
   }
 
-  /** Swaps the whole content for `items`, which are the collection as of `resourceVersion` (see replaceByKey). */
-  replace(items: readonly T[], resourceVersion: string): Promise<void> {
+  /** Swaps the whole content for `items`, which are the collection as of `resourceVersion` (see replaceByKey); `keys`: theirs, when known. */
+  replace(items: readonly T[], resourceVersion: string, keys?: readonly string[]): Promise<void> {
     return this.replaceByKey(
-      items.map((obj) => [metaNamespaceKeyFunc(obj), obj] as const),
+      items.map((obj, i) => [keys?.[i] ?? metaNamespaceKeyFunc(obj), obj] as const),
       resourceVersion,
     );
   }

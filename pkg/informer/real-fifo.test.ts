@@ -98,6 +98,22 @@ describe("RealFifo", () => {
     expect(await drain(fifo)).toEqual(["Added:new@t1", "ReplacedAll[listed@t2]@2", "Deleted:observed@t3", "Deleted:tombstone(ns/gone)"]);
   });
 
+  test("a replace carries the keys its caller gave, unless a transform may have changed the objects they key", async () => {
+    const keysOf = async (fifo: RealFifo) => {
+      let keys: readonly string[] | undefined;
+      await fifo.pop((delta) => void (keys = delta.type === "ReplacedAll" ? delta.keys : undefined));
+      return keys;
+    };
+    const plain = new RealFifo();
+    await plain.replace([v("ns/a", "1"), v("ns/b", "2")], "2", ["ns/a", "ns/b"]);
+    await plain.replace([v("ns/a", "1")], "3");
+    expect(await keysOf(plain)).toEqual(["ns/a", "ns/b"]);
+    expect(await keysOf(plain)).toBeUndefined();
+    const transforming = new RealFifo({ transform: (o) => o });
+    await transforming.replace([v("ns/a", "1")], "2", ["ns/a"]);
+    expect(await keysOf(transforming)).toBeUndefined();
+  });
+
   test("pop waits for an entry, and resolves false when its signal aborts", async () => {
     const fifo = new RealFifo();
     const seen: string[] = [];

@@ -61,8 +61,8 @@ export class RealFifo<T extends KubeObject = KubeObject> implements ReflectorSto
    * Queues a whole list as one entry. The objects are transformed in time slices first, so a
    * big list does not hold up timers; the reflector awaits this before its next event.
    */
-  replace(list: readonly T[], resourceVersion: string): Promise<void> {
-    return this.replaceFrom(undefined, list, resourceVersion);
+  replace(list: readonly T[], resourceVersion: string, keys?: readonly string[]): Promise<void> {
+    return this.replaceFrom(undefined, list, resourceVersion, keys);
   }
 
   bookmark(resourceVersion: string): void {
@@ -119,8 +119,10 @@ export class RealFifo<T extends KubeObject = KubeObject> implements ReflectorSto
     return this.populated && this.initialPopulationCount === 0;
   }
 
-  private async replaceFrom(segment: SegmentId | undefined, list: readonly T[], resourceVersion: string): Promise<void> {
+  private async replaceFrom(segment: SegmentId | undefined, list: readonly T[], resourceVersion: string, keys?: readonly string[]): Promise<void> {
     let objects = list;
+    // Keys of the objects before the transform, which may change them: only kept without one.
+    const keyed = this.transform || keys === undefined ? {} : { keys };
     if (this.transform) {
       const slicer = new TimeSlicer({ callsPerCheck: 32 });
       const transformed: T[] = [];
@@ -130,7 +132,7 @@ export class RealFifo<T extends KubeObject = KubeObject> implements ReflectorSto
       }
       objects = transformed;
     }
-    this.push(segment === undefined ? { type: "ReplacedAll", objects, resourceVersion } : { type: "ReplacedAll", objects, resourceVersion, segment });
+    this.push(segment === undefined ? { type: "ReplacedAll", objects, resourceVersion, ...keyed } : { type: "ReplacedAll", objects, resourceVersion, segment, ...keyed });
     if (!this.populated) {
       this.populated = true;
       this.initialPopulationCount = this.items.length;

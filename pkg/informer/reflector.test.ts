@@ -427,6 +427,24 @@ describe("Reflector", () => {
     await running;
   });
 
+  test("a streaming list hands the store its objects with the keys they were gathered under", async () => {
+    const lw = new FakeListerWatcher([obj("ns/pod-0"), obj("ns/pod-1"), obj("other/pod-0")]);
+    const replaced: { names: string[]; keys: readonly string[] | undefined }[] = [];
+    const store = new Indexer();
+    const replace = store.replace.bind(store);
+    store.replace = (items, resourceVersion, keys) => {
+      replaced.push({ names: items.map((o) => `${o.metadata?.namespace}/${o.metadata?.name}`), keys });
+      return replace(items, resourceVersion, keys);
+    };
+    const reflector = new Reflector(lw, store, { clock: new FakeClock(), random: () => 0 });
+    const controller = new AbortController();
+    const running = reflector.run(controller.signal);
+    await eventually(() => reflector.hasSynced(), "synced");
+    expect(replaced).toEqual([{ names: ["ns/pod-0", "ns/pod-1", "other/pod-0"], keys: ["ns/pod-0", "ns/pod-1", "other/pod-0"] }]);
+    controller.abort();
+    await running;
+  });
+
   test("a server that refuses streaming lists gets a LIST for that list, and the next list is tried as a stream again", async () => {
     const { clock, lw, store, reflector, errors, stop } = start({ reflector: { useWatchList: true }, watchList: "rejected" });
     await eventually(() => reflector.hasSynced() && lw.openWatches === 1, "synced by LIST");

@@ -316,7 +316,8 @@ export class Reflector<T extends KubeObject = KubeObject> {
         const listResourceVersion = this.collectInitial(event, initial);
         if (listResourceVersion === undefined) continue;
         ended();
-        await this.replaceStore([...initial.values()], listResourceVersion);
+        // Keyed as they came in: the store need not key 50,000 objects again.
+        await this.replaceStore([...initial.values()], listResourceVersion, [...initial.keys()]);
         return batch.slice(seen);
       }
     }
@@ -366,7 +367,11 @@ export class Reflector<T extends KubeObject = KubeObject> {
     }
     if (!obj?.metadata?.name) return undefined;
     if (event.type === "DELETED") initial.delete(metaNamespaceKeyFunc(obj));
-    else initial.set(metaNamespaceKeyFunc(obj), this.listed(obj));
+    else {
+      // Keyed as kept, transform applied, as the store would key it.
+      const kept = this.listed(obj);
+      initial.set(metaNamespaceKeyFunc(kept), kept);
+    }
     return undefined;
   }
 
@@ -377,8 +382,8 @@ export class Reflector<T extends KubeObject = KubeObject> {
     return this.cachedVersionOf(obj) ?? this.transform(obj);
   };
 
-  private async replaceStore(items: T[], resourceVersion: string): Promise<void> {
-    await this.store.replace(items, resourceVersion);
+  private async replaceStore(items: T[], resourceVersion: string, keys?: readonly string[]): Promise<void> {
+    await this.store.replace(items, resourceVersion, keys);
     this.lastListSize = items.length;
     this.lastFailure = undefined;
     this.resourceVersion = resourceVersion;

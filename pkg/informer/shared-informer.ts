@@ -307,7 +307,7 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     if (this.sharded && "segment" in delta && delta.segment !== undefined) return this.handleSegmentDelta(this.sharded, delta.segment, delta, isInInitialList);
     switch (delta.type) {
       case "ReplacedAll":
-        return this.replaceAll(delta.objects, delta.resourceVersion, isInInitialList);
+        return this.replaceAll(delta.objects, delta.resourceVersion, isInInitialList, undefined, delta.keys);
       case "SyncAll":
         return this.resyncAll();
       case "Bookmark":
@@ -395,8 +395,8 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
    * the list no longer has, then an add or update for each listed object, in list order. So no
    * handler, and no reader of the cache, ever sees half of a relist.
    */
-  private async replaceAll(objects: readonly T[], resourceVersion: string, isInInitialList: boolean, within?: (obj: T) => boolean): Promise<void> {
-    const list = await this.compareWithCache(objects, within);
+  private async replaceAll(objects: readonly T[], resourceVersion: string, isInInitialList: boolean, within?: (obj: T) => boolean, keys?: readonly string[]): Promise<void> {
+    const list = await this.compareWithCache(objects, within, keys);
     const leftOut = new Set<string>();
     const failed = (key: string, err: unknown) => {
       leftOut.add(key);
@@ -414,9 +414,9 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
   /**
    * Each listed object under its key with what the cache holds there now, the cached objects the
    * list lacks, and how many differ. `within`: the list is of that part of the collection only (a
-   * segment's ranges), so cached objects outside it are kept, not tombstoned.
+   * segment's ranges), so cached objects outside it are kept, not tombstoned. `keys`: the objects', when known.
    */
-  private async compareWithCache(objects: readonly T[], within?: (obj: T) => boolean): Promise<ListedAgainstCache<T>> {
+  private async compareWithCache(objects: readonly T[], within?: (obj: T) => boolean, keys?: readonly string[]): Promise<ListedAgainstCache<T>> {
     const slicer = new TimeSlicer({ callsPerCheck: 32 });
     const entries: (readonly [string, T])[] = [];
     const previous: (T | undefined)[] = [];
@@ -424,11 +424,12 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     // A first list has no cache to compare with: no lookups, and nothing it could leave out.
     const cacheEmpty = this.indexer.size === 0;
     let changes = 0;
-    for (const obj of objects) {
+    for (let i = 0; i < objects.length; i++) {
+      const obj = objects[i]!;
       if (slicer.due()) await slicer.yield();
       let key: string;
       try {
-        key = metaNamespaceKeyFunc(obj);
+        key = keys?.[i] ?? metaNamespaceKeyFunc(obj);
       } catch (err) {
         this.logger.error({ err }, "listed object without a name left out of the cache");
         continue;

@@ -13,8 +13,12 @@ export interface ReflectorStore<T extends KubeObject> {
   update(obj: T): void;
   /** An object is gone; a tombstone when the deletion was inferred from a relist. */
   delete(obj: T | DeletedFinalStateUnknown<T>): void;
-  /** Makes the store hold exactly `items`, as of `resourceVersion`; a big list may be taken in slices (a promise). */
-  replace(items: readonly T[], resourceVersion: string): void | Promise<void>;
+  /**
+   * Makes the store hold exactly `items`, as of `resourceVersion`; a big list may be taken in slices (a promise).
+   * `keys`: each item's cache key, in the order of `items`, when the caller has them already (a streaming list
+   * keys its objects as they arrive); the store need not key them again.
+   */
+  replace(items: readonly T[], resourceVersion: string, keys?: readonly string[]): void | Promise<void>;
   /** The collection reached `resourceVersion` (a watch bookmark) with no change to the objects. */
   bookmark(resourceVersion: string): void;
 }
