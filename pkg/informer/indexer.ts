@@ -87,6 +87,8 @@ export class Indexer<T extends KubeObject = KubeObject> implements IndexedStore<
     const slicer = new TimeSlicer({ callsPerCheck: 32 });
     const items = new Map<string, T>();
     const indices = new Map<string, Map<string, Set<string>>>([...this.indices.keys()].map((name) => [name, new Map()]));
+    // In the order of indexers, as indexValues gives the values: one array walk per object, not two Map iterators.
+    const newIndices = [...indices.values()];
     for (const [key, obj] of entries) {
       if (slicer.due()) await slicer.yield();
       let values: string[][];
@@ -97,7 +99,10 @@ export class Indexer<T extends KubeObject = KubeObject> implements IndexedStore<
         continue;
       }
       const previous = items.get(key);
-      reindexInto(indices, key, previous === undefined ? noValues : this.indexValues(previous), values);
+      if (previous === undefined) {
+        // Nearly always: a list names each object once.
+        for (let i = 0; i < newIndices.length; i++) fileUnder(newIndices[i]!, key, values[i]!);
+      } else reindexInto(indices, key, this.indexValues(previous), values);
       items.set(key, obj);
     }
     this.items = items;
@@ -240,6 +245,15 @@ function reindexInto(
   }
 }
 
+/** Files `key` under each of `values`. */
+function fileUnder(index: Map<string, Set<string>>, key: string, values: readonly string[]): void {
+  for (const value of values) {
+    let keys = index.get(value);
+    if (!keys) index.set(value, (keys = new Set()));
+    keys.add(key);
+  }
+}
+
 /**
  * Files `key` under the values in `after` and takes it out of those only in `before`, dropping
  * emptied value sets. Most objects have one value per index, so plain arrays serve, not sets.
@@ -251,9 +265,5 @@ function moveKey(index: Map<string, Set<string>>, key: string, before: readonly 
     keys?.delete(key);
     if (keys?.size === 0) index.delete(value);
   }
-  for (const value of after) {
-    let keys = index.get(value);
-    if (!keys) index.set(value, (keys = new Set()));
-    keys.add(key);
-  }
+  fileUnder(index, key, after);
 }
