@@ -23,6 +23,8 @@ export type IndexFailure<T> = (key: string, obj: T, err: unknown) => void;
 export class Indexer<T extends KubeObject = KubeObject> implements IndexedStore<T>, ReflectorStore<T> {
   private items = new Map<string, T>();
   private readonly indexers = new Map<string, IndexFunc<T>>();
+  /** The same functions in the same order, walked for every object written. */
+  private readonly indexFuncs: IndexFunc<T>[] = [];
   /** index name → indexed value → keys of the objects filed under it. */
   private indices = new Map<string, Map<string, Set<string>>>();
   /** The resourceVersion of the last change applied: a written object's, a list's, a bookmark's. */
@@ -89,7 +91,10 @@ export class Indexer<T extends KubeObject = KubeObject> implements IndexedStore<
     const indices = new Map<string, Map<string, Set<string>>>([...this.indices.keys()].map((name) => [name, new Map()]));
     // In the order of indexers, as indexValues gives the values: one array walk per object, not two Map iterators.
     const newIndices = [...indices.values()];
-    for (const [key, obj] of entries) {
+    for (let e = 0; e < entries.length; e++) {
+      // Indexed, not destructured: a destructuring walks an iterator until the code is optimized.
+      const key = entries[e]![0];
+      const obj = entries[e]![1];
       if (slicer.due()) await slicer.yield();
       let values: string[][];
       try {
@@ -190,6 +195,7 @@ export class Indexer<T extends KubeObject = KubeObject> implements IndexedStore<
     if (conflicts.length > 0) throw new Error(`indexer conflict: ${conflicts.join(", ")}`);
     for (const [name, fn] of Object.entries(indexers)) {
       this.indexers.set(name, fn);
+      this.indexFuncs.push(fn);
       const index = new Map<string, Set<string>>();
       this.indices.set(name, index);
       for (const [key, obj] of this.items) moveKey(index, key, [], fn(obj));
@@ -199,7 +205,7 @@ export class Indexer<T extends KubeObject = KubeObject> implements IndexedStore<
   /** Each index function's values for `obj`, in the order of `indexers` (and so of `indices`). */
   private indexValues(obj: T): string[][] {
     const values: string[][] = [];
-    for (const fn of this.indexers.values()) values.push(fn(obj));
+    for (let i = 0; i < this.indexFuncs.length; i++) values.push(this.indexFuncs[i]!(obj));
     return values;
   }
 
