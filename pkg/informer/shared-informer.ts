@@ -406,9 +406,11 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     else await this.indexer.replaceByKey(list.kept.length > 0 ? [...list.kept, ...list.entries] : list.entries, resourceVersion, (key, _obj, err) => failed(key, err));
     // Without a yield: a handler added meanwhile would get adds for the new cache and then this list's notifications again.
     for (const tombstone of list.tombstones) this.distribute({ type: "delete", obj: tombstone }, false);
-    list.entries.forEach(([key, obj], i) => {
-      if (!leftOut.has(key)) this.distributeChange(list.previous[i], obj, isInInitialList);
-    });
+    const { entries, previous } = list;
+    for (let i = 0; i < entries.length; i++) {
+      const key = entries[i]![0];
+      if (!leftOut.has(key)) this.distributeChange(previous[i], entries[i]![1], isInInitialList);
+    }
   }
 
   /**
