@@ -34,8 +34,7 @@ function textOf(bytes: Uint8Array): TextBuffer {
 // Short strings repeat across the objects of a list (namespaces, label keys and values, phases,
 // condition types and statuses). Kept objects share one copy of each, as JSON.parse's own string
 // cache gives them. The cache is keyed by the bytes, so a string met again is not decoded at all:
-// a slot per hash of the bytes, the last string that hashed there (a unique name only evicts
-// what shared its slot).
+// a slot per hash of a few of the bytes, holding the last string that hashed there.
 const cachedBytes = 24;
 const cacheSlots = 4096;
 const recentStrings: (string | undefined)[] = new Array<string | undefined>(cacheSlots).fill(undefined);
@@ -166,8 +165,9 @@ export class WireReader {
     const known = recentStrings[slot];
     if (known !== undefined && known.length === length && sameAscii(known, bytes, start)) return known;
     const value = this.text(start, end);
-    // Only ASCII is kept (UTF-8 decodes to as many characters as bytes only then): a cached string
-    // equal to the bytes character for byte is then their decoding.
+    // Kept when as long as its bytes (no multi-byte character in it). A cached string is taken only
+    // when each character equals its byte, which only ASCII can (an invalid byte became U+FFFD):
+    // it is then these bytes' decoding.
     if (value.length === length) recentStrings[slot] = value;
     return value;
   }
