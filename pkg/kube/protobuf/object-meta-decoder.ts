@@ -53,7 +53,7 @@ export type NestedDecode = (reader: WireReader) => unknown;
 
 /** The ObjectMeta of `reader` up to `end`; its managedFields left out, or each entry read by `managedFieldsEntry`. */
 export function decodeObjectMeta(reader: WireReader, end: number, noManagedFields: boolean, managedFieldsEntry: NestedDecode): Record<string, unknown> {
-  const out: ObjectMetaJson = {};
+  const out = emptyObjectMeta();
   // An omitempty string: left out when empty.
   let text: string;
   while (reader.pos < end) {
@@ -138,6 +138,15 @@ interface ObjectMetaJson {
   ownerReferences?: Record<string, unknown>[];
   finalizers?: string[];
   managedFields?: unknown[];
+}
+
+/**
+ * A new object for decodeObjectMeta to fill. Not `{}` written there: JavaScriptCore sizes an object
+ * literal for the properties the function around it sets, fifteen here, and an ObjectMeta has
+ * five or six: 160 bytes each instead of 64, 4.6 MiB more for 50,000 cached ConfigMaps.
+ */
+function emptyObjectMeta(): ObjectMetaJson {
+  return {};
 }
 
 /** One {1: key, 2: value} entry of a map of strings; a missing value is "". */
