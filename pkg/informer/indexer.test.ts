@@ -200,10 +200,8 @@ describe("Indexer", () => {
     });
     const failed: string[] = [];
     await indexer.replaceByKey(
-      [
-        ["ns/a", obj("ns/a")],
-        ["ns/b", obj("ns/b", { labels: { explode: "1" } })],
-      ],
+      ["ns/a", "ns/b"],
+      [obj("ns/a"), obj("ns/b", { labels: { explode: "1" } })],
       "5",
       (key, _obj, err) => void failed.push(`${key}: ${(err as Error).message}`),
     );

@@ -73,28 +73,25 @@ export class Indexer<T extends KubeObject = KubeObject> implements IndexedStore<
 
   /** Swaps the whole content for `items`, which are the collection as of `resourceVersion` (see replaceByKey); `keys`: theirs, when known. */
   replace(items: readonly T[], resourceVersion: string, keys?: readonly string[]): Promise<void> {
-    return this.replaceByKey(
-      items.map((obj, i) => [keys?.[i] ?? metaNamespaceKeyFunc(obj), obj] as const),
-      resourceVersion,
-    );
+    return this.replaceByKey(keys ?? items.map(metaNamespaceKeyFunc), items, resourceVersion);
   }
 
   /**
-   * Swaps the whole content for `entries` (each object under its key) in one step: the new
-   * content and its indices are built aside, in time slices so timers run meanwhile, and then
-   * put in place at once, so a reader sees either the old content or the new, never a mix.
-   * An object an index function throws for is left out and reported to `onIndexFailure`.
+   * Swaps the whole content for `objects`, each under the key at the same place in `keys`, in
+   * one step: the new content and its indices are built aside, in time slices so timers run
+   * meanwhile, and then put in place at once, so a reader sees either the old content or the new,
+   * never a mix. An object an index function throws for is left out and reported to `onIndexFailure`.
+   * Two arrays, not an array of pairs: no pair to allocate, and keep, per object.
    */
-  async replaceByKey(entries: readonly (readonly [string, T])[], resourceVersion: string, onIndexFailure?: IndexFailure<T>): Promise<void> {
+  async replaceByKey(keys: readonly string[], objects: readonly T[], resourceVersion: string, onIndexFailure?: IndexFailure<T>): Promise<void> {
     const slicer = new TimeSlicer({ callsPerCheck: 32 });
     const items = new Map<string, T>();
     const indices = new Map<string, Map<string, Set<string>>>([...this.indices.keys()].map((name) => [name, new Map()]));
     // In the order of indexers, as indexValues gives the values: one array walk per object, not two Map iterators.
     const newIndices = [...indices.values()];
-    for (let e = 0; e < entries.length; e++) {
-      // Indexed, not destructured: a destructuring walks an iterator until the code is optimized.
-      const key = entries[e]![0];
-      const obj = entries[e]![1];
+    for (let e = 0; e < objects.length; e++) {
+      const key = keys[e]!;
+      const obj = objects[e]!;
       if (slicer.due()) await slicer.yield();
       let values: string[][];
       try {

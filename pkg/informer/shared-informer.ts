@@ -29,11 +29,13 @@ const inPlaceChangeLimit = 1000;
 
 /** A list compared with the cache: see SharedIndexInformer.compareWithCache. */
 interface ListedAgainstCache<T extends KubeObject> {
-  entries: (readonly [string, T])[];
+  /** The listed objects that have a key, and their keys and cached objects at the same places. */
+  objects: T[];
+  keys: string[];
   previous: (T | undefined)[];
   tombstones: DeletedFinalStateUnknown<T>[];
   /** Cached objects outside the part of the collection the list is of (a segment's): they stay. */
-  kept: (readonly [string, T])[];
+  kept: { keys: string[]; objects: T[] };
   /** Listed objects that are not the cached ones, and cached ones the list lacks. */
   changes: number;
 }
@@ -403,13 +405,16 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
       this.logger.error({ err, key }, "failed to apply a listed object to the cache");
     };
     if (list.changes <= inPlaceChangeLimit) this.applyInPlace(list, resourceVersion, failed);
-    else await this.indexer.replaceByKey(list.kept.length > 0 ? [...list.kept, ...list.entries] : list.entries, resourceVersion, (key, _obj, err) => failed(key, err));
+    else {
+      const { kept } = list;
+      const allKeys = kept.keys.length > 0 ? [...kept.keys, ...list.keys] : list.keys;
+      const allObjects = kept.objects.length > 0 ? [...kept.objects, ...list.objects] : list.objects;
+      await this.indexer.replaceByKey(allKeys, allObjects, resourceVersion, (key, _obj, err) => failed(key, err));
+    }
     // Without a yield: a handler added meanwhile would get adds for the new cache and then this list's notifications again.
     for (const tombstone of list.tombstones) this.distribute({ type: "delete", obj: tombstone }, false);
-    const { entries, previous } = list;
-    for (let i = 0; i < entries.length; i++) {
-      const key = entries[i]![0];
-      if (!leftOut.has(key)) this.distributeChange(previous[i], entries[i]![1], isInInitialList);
+    for (let i = 0; i < list.objects.length; i++) {
+      if (!leftOut.has(list.keys[i]!)) this.distributeChange(list.previous[i], list.objects[i]!, isInInitialList);
     }
   }
 
@@ -420,7 +425,8 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
    */
   private async compareWithCache(objects: readonly T[], within?: (obj: T) => boolean, keys?: readonly string[]): Promise<ListedAgainstCache<T>> {
     const slicer = new TimeSlicer({ callsPerCheck: 32 });
-    const entries: (readonly [string, T])[] = [];
+    const keyed: T[] = [];
+    const keyedKeys: string[] = [];
     const previous: (T | undefined)[] = [];
     const listed = new Set<string>();
     // A first list has no cache to compare with: no lookups, and nothing it could leave out.
@@ -438,20 +444,23 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
       }
       const cached = cacheEmpty ? undefined : this.indexer.getByKey(key);
       if (cached !== obj) changes++;
-      entries.push([key, obj]);
+      keyed.push(obj);
+      keyedKeys.push(key);
       previous.push(cached);
       if (!cacheEmpty) listed.add(key);
     }
     const tombstones: DeletedFinalStateUnknown<T>[] = [];
-    const kept: (readonly [string, T])[] = [];
+    const kept = { keys: [] as string[], objects: [] as T[] };
     for (const key of this.indexer.listKeys()) {
       if (listed.has(key)) continue;
       const gone = this.indexer.getByKey(key);
       if (gone === undefined) continue;
-      if (within && !within(gone)) kept.push([key, gone]);
-      else tombstones.push(new DeletedFinalStateUnknown(key, gone));
+      if (within && !within(gone)) {
+        kept.keys.push(key);
+        kept.objects.push(gone);
+      } else tombstones.push(new DeletedFinalStateUnknown(key, gone));
     }
-    return { entries, previous, tombstones, kept, changes: changes + tombstones.length };
+    return { objects: keyed, keys: keyedKeys, previous, tombstones, kept, changes: changes + tombstones.length };
   }
 
   /**
@@ -461,7 +470,8 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
    */
   private applyInPlace(list: ListedAgainstCache<T>, resourceVersion: string, failed: (key: string, err: unknown) => void): void {
     for (const tombstone of list.tombstones) this.indexer.delete(tombstone);
-    list.entries.forEach(([key, obj], i) => {
+    list.objects.forEach((obj, i) => {
+      const key = list.keys[i]!;
       const cached = list.previous[i];
       if (cached === obj) return;
       try {
