@@ -1,10 +1,25 @@
 // The compiled single executable, as an operator meets it.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify as stringifyYaml } from "yaml";
 import { ControlPlane } from "../controlplane/control-plane.ts";
+import { waitUntil } from "../support/eventually.ts";
 import { buildKubeLoom, KubeLoomProcess } from "../support/kube-loom-binary.ts";
+
+// A ServiceAccount with every right, for a kubeconfig whose exec plugin hands out its token.
+const execPluginUser = `
+apiVersion: v1
+kind: ServiceAccount
+metadata: { name: exec-plugin-user, namespace: kube-system }
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: { name: exec-plugin-user }
+roleRef: { apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin }
+subjects:
+- { kind: ServiceAccount, name: exec-plugin-user, namespace: kube-system }
+`;
 
 let controlPlane: ControlPlane;
 let binary: string;
@@ -30,6 +45,38 @@ describe("kube-loom single executable", () => {
       await kubeLoom.waitFor("/healthz");
       const response = await fetch(`${kubeLoom.url}/healthz`);
       expect(await response.text()).toBe("ok");
+    } finally {
+      expect(await kubeLoom.stop()).toBe(0);
+    }
+  }, 120_000);
+
+  // The executable is built with --splitting: client-node, which runs exec plugins, is a chunk of
+  // its own, loaded on the first request of such a user and not held by every process.
+  test("an exec credential plugin kubeconfig: client-node is loaded when the plugin is needed, and the caches sync", async () => {
+    const dir = join(controlPlane.dir, "exec-plugin");
+    mkdirSync(dir, { recursive: true });
+    const rbac = await controlPlane.kubectl(["apply", "-f", "-"], { stdin: execPluginUser });
+    expect(rbac.code).toBe(0);
+    const token = await controlPlane.kubectl(["create", "token", "exec-plugin-user", "-n", "kube-system", "--duration=1h"]);
+    expect(token.code).toBe(0);
+    const plugin = join(dir, "credential-plugin.sh");
+    const credential = { apiVersion: "client.authentication.k8s.io/v1", kind: "ExecCredential", status: { token: token.stdout.trim() } };
+    writeFileSync(plugin, `#!/bin/sh\ncat <<'EOF'\n${JSON.stringify(credential)}\nEOF\n`, { mode: 0o755 });
+    const kubeconfig = join(dir, "kubeconfig");
+    writeFileSync(
+      kubeconfig,
+      stringifyYaml({
+        apiVersion: "v1",
+        kind: "Config",
+        clusters: [{ name: "c", cluster: { server: controlPlane.server, "certificate-authority": controlPlane.caFile } }],
+        users: [{ name: "u", user: { exec: { apiVersion: "client.authentication.k8s.io/v1", command: plugin, interactiveMode: "Never" } } }],
+        contexts: [{ name: "x", context: { cluster: "c", user: "u" } }],
+        "current-context": "x",
+      }),
+    );
+    const kubeLoom = await KubeLoomProcess.start({ binary, kubeconfig, logDir: dir, args: ["--controllers=replicaset", "--leader-elect=false"] });
+    try {
+      await waitUntil(() => kubeLoom.logs().includes("caches synced"), `caches synced (log ${kubeLoom.logPath})`, 60_000);
     } finally {
       expect(await kubeLoom.stop()).toBe(0);
     }

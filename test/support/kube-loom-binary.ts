@@ -41,8 +41,11 @@ async function compileOnce(entry: string): Promise<string> {
 }
 
 async function compile(entry: string, outfile: string): Promise<string> {
-  // Written under another name and renamed, so no process ever runs a half-written executable.
-  const partial = `${outfile}.partial-${process.pid}`;
+  // Written in a folder of its own and renamed, so no process ever runs a half-written executable.
+  // --sourcemap also writes a map beside the executable for each chunk (--splitting), which the
+  // executable carries its own copy of: the folder goes with them.
+  const workDir = `${outfile}.partial-${process.pid}`;
+  const partial = join(workDir, basename(outfile));
   try {
     const build = Bun.spawn(buildCommand(entry, partial), {
       cwd: repoRoot,
@@ -55,8 +58,7 @@ async function compile(entry: string, outfile: string): Promise<string> {
     removeOlderBuilds(outfile);
     return outfile;
   } finally {
-    // --sourcemap also writes the map beside the executable, which carries its own copy.
-    for (const leftover of [partial, `${partial}.map`]) rmSync(leftover, { force: true });
+    rmSync(workDir, { recursive: true, force: true });
   }
 }
 
