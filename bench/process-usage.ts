@@ -3,12 +3,25 @@ import { readFileSync, writeFileSync } from "node:fs";
 
 /** Resident set size in MiB. */
 export function residentMiB(pid: number): number {
-  return statusMiB(pid, "VmRSS");
+  return residentParts(pid).total;
+}
+
+/** The resident set in MiB, and its two parts: anonymous memory (heaps, stacks) and file-backed pages (the executable's code and data). */
+export interface ResidentParts {
+  total: number;
+  anonymous: number;
+  fileBacked: number;
+}
+
+export function residentParts(pid: number): ResidentParts {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const mib = (field: string) => statusField(status, field) / 1024;
+  return { total: mib("VmRSS"), anonymous: mib("RssAnon"), fileBacked: mib("RssFile") };
 }
 
 /** This process's highest resident set size in MiB since it started, or since resetPeakResident. */
 export function peakResidentMiB(): number {
-  return statusMiB("self", "VmHWM");
+  return statusField(readFileSync("/proc/self/status", "utf8"), "VmHWM") / 1024;
 }
 
 /** Sets this process's peak-RSS mark (VmHWM) to its current RSS: the peak of what follows, however short, without sampling. */
@@ -16,10 +29,9 @@ export function resetPeakResident(): void {
   writeFileSync("/proc/self/clear_refs", "5");
 }
 
-function statusMiB(pid: number | "self", field: "VmRSS" | "VmHWM"): number {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kib = Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? Number.NaN);
-  return kib / 1024;
+/** A kB field of /proc/<pid>/status, in kB (NaN when absent). */
+function statusField(status: string, field: string): number {
+  return Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? Number.NaN);
 }
 
 /** CPU seconds used so far, user and system, all threads. */

@@ -37,34 +37,42 @@ async function compileOnce(entry: string): Promise<string> {
   const outfile = join(outDir, `${entry.replaceAll("/", "_").replace(/\.ts$/, "")}-${await sourceHash()}`);
   if (existsSync(outfile)) return outfile;
   const log = (message: string) => process.stderr.write(`[kube-loom-binary] ${message}\n`);
-  return withBuildLock(`${outfile}.lock`, log, async () => (existsSync(outfile) ? outfile : await compile(entry, outfile)));
+  return withBuildLock(`${outfile}.lock`, log, async () => {
+    if (existsSync(outfile)) return outfile;
+    await compile(entry, outfile);
+    removeOlderBuilds(outfile);
+    return outfile;
+  });
 }
 
-async function compile(entry: string, outfile: string): Promise<string> {
+/**
+ * Compiles `entry` into `outfile` as the `build` script of `root`'s package.json compiles kube-loom
+ * (`root`: this repository, or another kube-loom source tree); returns `outfile`. Not cached.
+ */
+export async function compile(entry: string, outfile: string, root = repoRoot): Promise<string> {
   // Written in a folder of its own and renamed, so no process ever runs a half-written executable.
   // --sourcemap also writes a map beside the executable for each chunk (--splitting), which the
   // executable carries its own copy of: the folder goes with them.
   const workDir = `${outfile}.partial-${process.pid}`;
   const partial = join(workDir, basename(outfile));
   try {
-    const build = Bun.spawn(buildCommand(entry, partial), {
-      cwd: repoRoot,
+    const build = Bun.spawn(buildCommand(entry, partial, root), {
+      cwd: root,
       stdout: "pipe",
       stderr: "pipe",
     });
     const [code, stderr] = await Promise.all([build.exited, new Response(build.stderr).text()]);
     if (code !== 0) throw new Error(`bun build --compile ${entry} failed (${code}): ${stderr}`);
     renameSync(partial, outfile);
-    removeOlderBuilds(outfile);
     return outfile;
   } finally {
     rmSync(workDir, { recursive: true, force: true });
   }
 }
 
-/** package.json's `build` script with `entry` and `outfile` in place of the real ones. */
-function buildCommand(entry: string, outfile: string): string[] {
-  const script = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { scripts: { build: string } }).scripts.build;
+/** `root`'s package.json `build` script with `entry` and `outfile` in place of the real ones. */
+function buildCommand(entry: string, outfile: string, root: string): string[] {
+  const script = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: { build: string } }).scripts.build;
   const words = script.split(/\s+/);
   const output = words.indexOf("--outfile") + 1;
   if (words[0] !== "bun" || output === 0) throw new Error(`package.json's build script is not "bun build … --outfile FILE": ${script}`);
