@@ -2,7 +2,8 @@
 // empty cluster, kube-controller-manager v1.37 with the same built-in ones (replicaset and the
 // garbage collector; the network controller is kube-loom's own), and Bun's floor (a compiled
 // program that sleeps; and one that first sends one request over TLS). RSS from /proc, and its
-// anonymous and file-backed parts, right after the sync and after a time idle. One process at a
+// anonymous and file-backed parts, right after the sync and after a time idle. Each starts with its
+// executable out of the page cache (fixed-memory/evict-page-cache.ts says why). One process at a
 // time, rounds interleaved; medians with the spread (min–max).
 //   bun bench/fixed-memory.ts [rounds, default 3] [idle seconds, default 60] [--baseline DIR]
 // --baseline DIR: also measure another kube-loom source tree (e.g. `git archive main | tar -x -C DIR`),
@@ -14,6 +15,7 @@ import { ControlPlane } from "../test/controlplane/control-plane.ts";
 import { spawnDaemon, stopDaemon } from "../test/controlplane/daemon-process.ts";
 import { waitUntil } from "../test/support/eventually.ts";
 import { compile } from "../test/support/kube-loom-binary.ts";
+import { evictFromPageCache } from "./fixed-memory/evict-page-cache.ts";
 import { describeMachine } from "./machine.ts";
 import { buildPeerProcesses } from "./peer-processes.ts";
 import { printTable } from "./print-table.ts";
@@ -90,7 +92,9 @@ function usage(message: string): never {
 
 async function measure(program: MeasuredProgram, round: number): Promise<void> {
   const logPath = join(controlPlane.dir, `${program.name.replaceAll(/\W+/g, "-")}-${round}.log`);
-  const daemon = spawnDaemon(program.command(controlPlane), logPath);
+  const command = program.command(controlPlane);
+  evictFromPageCache(command[0] ?? "");
+  const daemon = spawnDaemon(command, logPath);
   try {
     await waitUntil(() => program.ready.test(readFileSync(logPath, "utf8")), `${program.name} to sync (log ${logPath})`, 120_000, 100);
     await Bun.sleep(settleMs);
