@@ -15,7 +15,7 @@ describe("usageGrowth", () => {
 
   test("RSS above minutes 5-10 × 1.15 is growth, unless more cached objects explain it", () => {
     expect(usageGrowth([sample(6, 100, 40), sample(30, 120, 40)])).toEqual([
-      "kube-loom-a at 30.0 min (pid 1, 30.0 min old): RSS 120 MiB above 115 MiB (minutes 5-10 peaked at 100 MiB); 1 of 1 later samples over",
+      "kube-loom-a: 1 of 1 samples of the last 10 minutes over the bound, the first at 30.0 min (pid 1, 30.0 min old): RSS 120 MiB above 115 MiB (minutes 5-10 peaked at 100 MiB); 1 of 1 later samples over",
     ]);
     // 1,000 more objects at 10 KiB each explain about 10 MiB more.
     expect(usageGrowth([sample(6, 100, 40), sample(30, 120, 40, { cachedObjects: 1_100 })])).toEqual([]);
@@ -28,8 +28,17 @@ describe("usageGrowth", () => {
   });
 
   test("sockets above minutes 5-10 × 1.15 + 2 are growth", () => {
-    expect(usageGrowth([sample(6, 100, 40), sample(30, 100, 48), sample(40, 100, 60)])).toEqual([
-      "kube-loom-a at 40.0 min (pid 1, 40.0 min old): 60 sockets above 48.0 (minutes 5-10 peaked at 40); 1 of 2 later samples over",
+    expect(usageGrowth([sample(6, 100, 40), sample(25, 100, 48), sample(40, 100, 60)])).toEqual([
+      "kube-loom-a: 1 of 1 samples of the last 10 minutes over the bound, the first at 40.0 min (pid 1, 40.0 min old): 60 sockets above 48.0 (minutes 5-10 peaked at 40); 1 of 2 later samples over",
+    ]);
+  });
+
+  test("growth is sustained: samples over the bound before the last 10 minutes, or a minority within them, are spikes", () => {
+    const spikes = [sample(6, 100, 40), sample(20, 130, 60), sample(52, 100, 40), sample(55, 130, 60), sample(58, 100, 40), sample(60, 100, 40)];
+    expect(usageGrowth(spikes)).toEqual([]);
+    const rising = [sample(6, 100, 40), sample(20, 105, 40), sample(52, 118, 40), sample(55, 120, 40), sample(60, 100, 40)];
+    expect(usageGrowth(rising)).toEqual([
+      "kube-loom-a: 2 of 3 samples of the last 10 minutes over the bound, the first at 52.0 min (pid 1, 52.0 min old): RSS 118 MiB above 115 MiB (minutes 5-10 peaked at 100 MiB); 2 of 4 later samples over",
     ]);
   });
 });
