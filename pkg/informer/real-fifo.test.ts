@@ -134,7 +134,14 @@ describe("RealFifo", () => {
 
   test("a big list is transformed in time slices: a timer due meanwhile fires before it is queued", async () => {
     let transformed = 0;
-    const fifo = new RealFifo({ transform: (o) => (transformed++, { ...o, metadata: { ...o.metadata, labels: { copied: "yes" } } }) });
+    // A due timer may wait about two slices (10 ms) before Bun runs it, and a warm JIT copies
+    // 100,000 objects in less: each thousandth object costs 0.5 ms more, so the list takes at
+    // least 50 ms whatever the compiler does.
+    const slowEveryThousandth = (o: ReturnType<typeof v>) => {
+      if (transformed % 1000 === 0) for (const start = performance.now(); performance.now() - start < 0.5; );
+      return o;
+    };
+    const fifo = new RealFifo({ transform: (o) => (slowEveryThousandth(o), transformed++, { ...o, metadata: { ...o.metadata, labels: { copied: "yes" } } }) });
     const list = Array.from({ length: 100_000 }, (_, i) => v(`ns/o-${i}`, "1"));
     let transformedWhenTimerFired: number | undefined;
     setTimeout(() => (transformedWhenTimerFired = transformed), 0);
