@@ -1,7 +1,9 @@
 // kube-loom against kube-controller-manager v1.37 on a big cluster: 100,000 Pods under 1,000
 // ReplicaSets in 10 namespaces, plus 1,000 ConfigMaps owning 10 each for the garbage collector.
 // Both run the same controllers (replicaset and garbage collector) with the same client limits
-// (qps 500 / burst 1000), a fresh process for each round, rounds interleaved, medians reported:
+// (qps 500 / burst 1000 unless --kube-api-qps / --kube-api-burst say otherwise: a ring's replicas
+// each have their own budget, which shows only where the budget limits), a fresh process for each
+// round, rounds interleaved, medians reported:
 //   1. exec → first Pod of a ReplicaSet created right before exec; then, right after the sync, a
 //      seeded ReplicaSet scaled up by one, timed from the write to its new Pod (live changes first)
 //   2. RSS once idle, and peak RSS during a forced relist (kube-apiserver restarted with every
@@ -24,7 +26,7 @@
 //   bun bench/cluster-scale.ts --pods 5000 --replica-sets 100 --namespaces 50 --namespace-suffix=-app --configmap-owners 100 --idle-seconds 30 --rounds 1 --shards 3
 //   bun bench/cluster-scale.ts [--pods 100000] [--replica-sets 1000] [--namespaces 10] [--namespace-suffix ""] [--configmap-owners 1000]
 //     [--dependents 10] [--rounds 3] [--idle-seconds 120] [--log-dir DIR] [--no-failover] [--no-relist] [--state-dir DIR]
-//     [--shards 0] [--shard-filters server,client]
+//     [--shards 0] [--shard-filters server,client] [--kube-api-qps 500] [--kube-api-burst 1000]
 // --state-dir keeps etcd's data (and the control plane's folder) there after the run, and a later
 // run with the same shape and folder starts from it instead of seeding again (half an hour at
 // 100,000 Pods on a busy 2-core machine).
@@ -50,9 +52,6 @@ import { measureRound } from "./cluster-scale/round.ts";
 import { seedCluster, type SeedTimes } from "./cluster-scale/seed.ts";
 import { type ClusterShape, namespaceNames, podsPerReplicaSet, validateShape } from "./cluster-scale/shape.ts";
 
-const qps = 500;
-const burst = 1000;
-
 const { values } = parseArgs({
   options: {
     pods: { type: "string", default: "100000" },
@@ -69,6 +68,8 @@ const { values } = parseArgs({
     "state-dir": { type: "string" },
     shards: { type: "string", default: "0" },
     "shard-filters": { type: "string", default: "server,client" },
+    "kube-api-qps": { type: "string", default: "500" },
+    "kube-api-burst": { type: "string", default: "1000" },
   },
 });
 
@@ -84,6 +85,9 @@ const shape = validateShape({
 const rounds = wholeNumber("--rounds", values.rounds, 0);
 const idleSeconds = wholeNumber("--idle-seconds", values["idle-seconds"], 1);
 const shards = wholeNumber("--shards", values.shards, 0);
+// Every manager's client limits, singleton or replica, kube-controller-manager's too.
+const qps = wholeNumber("--kube-api-qps", values["kube-api-qps"], 1);
+const burst = wholeNumber("--kube-api-burst", values["kube-api-burst"], 1);
 // The rings' filters in the order measured; the first one's control plane also serves the singletons.
 const filters = shards === 0 ? [] : shardFilters(values["shard-filters"] ?? "");
 const progress = (line: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
