@@ -41,7 +41,9 @@ export function renderStatus(snapshot: StatusSnapshot): string {
     ? `<section id="shard-ring"><h2>Shard ring <small>${esc(ring.ring)}</small></h2>
       <p class="leader">${
         ring.member ? `Member <b data-field="member">${esc(ring.member)}</b>` : '<b data-field="member" class="warn">not a member (joining again)</b>'
-      } · holds <b data-field="held">${esc(ring.held)}</b> of ${esc(ring.slots)} slots${ring.draining > 0 ? `, handing ${esc(ring.draining)} over` : ""} · ${esc(
+      } · holds <b data-field="held">${esc(ring.held)}</b> of ${esc(ring.slots)} slots${ring.draining > 0 ? `, handing ${esc(ring.draining)} over` : ""}${
+        ring.cachedAhead > 0 ? `, caching <b data-field="cached-ahead">${esc(ring.cachedAhead)}</b> more ahead of silent members` : ""
+      } · ${esc(
         ring.handovers.taken,
       )} taken, ${esc(ring.handovers.released)} released since start</p>
       ${table(
@@ -49,8 +51,8 @@ export function renderStatus(snapshot: StatusSnapshot): string {
         ring.members.map(
           (m) => `<tr data-member="${esc(m.name)}">${cell("name", `${esc(m.name)}${m.self ? ' <span class="badge ok">this process</span>' : ""}`)}${cell(
             "alive",
-            m.alive ? "yes" : "no",
-            m.alive ? "ok" : "bad",
+            m.silent ? "silent" : m.alive ? "yes" : "no",
+            m.silent ? "warn" : m.alive ? "ok" : "bad",
           )}${cell("slots", count(m.slots), "num")}</tr>`,
         ),
         "no members seen",

@@ -143,17 +143,19 @@ describe("status page", () => {
     expect(html).toContain("No Events recorded since start.");
   });
 
-  test("a shard ring member shows the ring in place of the election: members, its slots, ranges and namespaces", () => {
+  test("a shard ring member shows the ring in place of the election: members, its slots, ranges and namespaces, and what it caches ahead of a silent member", () => {
     const shardRing = {
       ring: "loom",
       member: "loom-0a1b2c3d",
       members: [
-        { name: "loom-0a1b2c3d", self: true, alive: true, slots: 85 },
-        { name: "loom-9f8e7d6c", self: false, alive: false, slots: 190 },
+        { name: "loom-0a1b2c3d", self: true, alive: true, silent: false, slots: 85 },
+        { name: "loom-9f8e7d6c", self: false, alive: false, silent: false, slots: 100 },
+        { name: "loom-5e5e5e5e", self: false, alive: true, silent: true, slots: 90 },
       ],
       slots: 275,
       held: 85,
       draining: 2,
+      cachedAhead: 40,
       ranges: ["0x0000000000000000-0x5500000000000000"],
       namespaces: ["team-a", "team-b"],
       handovers: { taken: 85, released: 0 },
@@ -161,8 +163,9 @@ describe("status page", () => {
     const html = renderStatus({ ...snapshot, leaderElection: undefined, shardRing });
     expect(html).toContain('<section id="shard-ring">');
     expect(html).not.toContain("Leader election");
-    expect(html).toContain('<b data-field="held">85</b> of 275 slots, handing 2 over');
+    expect(html).toContain('<b data-field="held">85</b> of 275 slots, handing 2 over, caching <b data-field="cached-ahead">40</b> more ahead of silent members');
     expect(html).toMatch(/data-member="loom-9f8e7d6c">.*<td data-field="alive" class="bad">no<\/td>/);
+    expect(html).toMatch(/data-member="loom-5e5e5e5e">.*<td data-field="alive" class="warn">silent<\/td>/);
     expect(html).toContain("0x0000000000000000-0x5500000000000000");
     expect(html).toContain("team-a, team-b");
   });

@@ -1,5 +1,5 @@
 // The shard ring on /metrics: how many members are alive, how many slots the table has, how many
-// this member holds and drains, and the handovers it took part in, each labelled with the ring's name.
+// this member holds, drains and caches ahead of a silent member's end, and the handovers it took part in, each labelled with the ring's name.
 import type { Registry } from "prom-client";
 import type { RingMemberStatus, RingObserver } from "../shardelection/ring-member.ts";
 import { counter, gauge } from "./declare.ts";
@@ -17,6 +17,9 @@ export function shardRingMetrics(registry: Registry, ring: string, status: () =>
   );
   gauge(registry, "shard_ring_slots_draining", "Slots this process is handing over: no new work starts in them.", ["ring"], (g) =>
     g.set({ ring }, status().draining),
+  );
+  gauge(registry, "shard_ring_slots_cached_ahead", "Slots this process caches, not holds, because a member went silent (no renewal seen for 2.5 retry periods): it would take them once that member is declared dead.", ["ring"], (g) =>
+    g.set({ ring }, status().cachedAhead),
   );
   gauge(registry, "shard_ring_member_slots", "Slots each member of the shard ring holds, by 'member' Lease, as the slot table says.", ["ring", "member"], (g) => {
     g.reset();

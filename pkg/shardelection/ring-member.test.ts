@@ -1,8 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { FakeClock } from "../clock/fake-clock.ts";
 import { silentLogger } from "../log/logger.ts";
+import { type HashRange, intersectRanges, normalizeRanges, subtractRanges } from "../sharding/hash-range.ts";
 import { rootSlotCount, rootSlots } from "../sharding/slots.ts";
-import { namespaceHash } from "../sharding/namespace-hash.ts";
+import { namespaceHash, rangesHoldNamespace } from "../sharding/namespace-hash.ts";
 import { MembershipLostError, type RingApi, type SlotTableVersion } from "./ring-api.ts";
 import { RingMember } from "./ring-member.ts";
 import { emptySlotTable, holderOfNamespace, type SlotTable } from "./slot-table.ts";
@@ -95,14 +96,21 @@ function namespaceOfSlot(slot: number): string {
 }
 const spreadNamespaces = [...namespacesBySlot.values()];
 
-function startMember(ring: FakeRing, clock: FakeClock, name: string, cached: () => boolean = () => true, namespaces: () => readonly string[] = () => spreadNamespaces) {
+function startMember(
+  ring: FakeRing,
+  clock: FakeClock,
+  name: string,
+  cached: (ranges: readonly HashRange[]) => boolean = () => true,
+  namespaces: () => readonly string[] = () => spreadNamespaces,
+  timings: typeof lease = lease,
+) {
   let n = 0;
   const cable = new Cable(ring);
   const member = new RingMember({
     api: cable,
     ring: "loom",
     identity: name,
-    ...lease,
+    ...timings,
     drainTimeoutMs: 10_000,
     cached,
     namespaces,
@@ -114,6 +122,31 @@ function startMember(ring: FakeRing, clock: FakeClock, name: string, cached: () 
   const stop = new AbortController();
   const running = member.run(stop.signal);
   return { member, cable, stop: async () => (stop.abort(), await running) };
+}
+
+/** A member's informers: a range added to the share is cached `listMs` later (its list), one removed leaves at once. */
+class ListingCaches {
+  private share: HashRange[] = [];
+  private listed: { ranges: HashRange[]; since: number }[] = [];
+  constructor(
+    private readonly clock: FakeClock,
+    private readonly listMs: number,
+  ) {}
+
+  follow(member: RingMember): void {
+    member.cacheShare.onChange(() => {
+      const wanted = normalizeRanges(member.cacheShare.ranges());
+      const added = subtractRanges(wanted, this.share);
+      this.listed = this.listed.map(({ ranges, since }) => ({ ranges: intersectRanges(ranges, wanted), since })).filter(({ ranges }) => ranges.length > 0);
+      if (added.length > 0) this.listed.push({ ranges: added, since: this.clock.monotonic() });
+      this.share = wanted;
+    });
+  }
+
+  readonly cached = (ranges: readonly HashRange[]): boolean => {
+    const done = this.listed.filter(({ since }) => this.clock.monotonic() - since >= this.listMs).flatMap(({ ranges }) => ranges);
+    return subtractRanges(normalizeRanges(ranges), normalizeRanges(done)).length === 0;
+  };
 }
 
 /** Namespaces that two members claim to act on at once, and slots of the table that two claim: must stay empty. */
@@ -295,5 +328,81 @@ describe("shard ring member", () => {
     for (const namespace of namespaces) expect([a.member, b.member].filter((m) => m.verdict(namespace) === "act")).toHaveLength(1);
     expect(Math.abs(namespaces.filter((ns) => a.member.holds(ns)).length - namespaces.length / 2)).toBeLessThanOrEqual(namespaces.length * 0.1);
     await Promise.all([a.stop(), b.stop()]);
+  });
+
+  test("a silent member's would-be namespaces are cached by the others before its Lease expires, so they act there once it is declared dead, without a list to wait for", async () => {
+    const ring = new FakeRing();
+    const clock = new FakeClock();
+    // Listing a share's new ranges takes twice a retry period: without caching ahead, a takeover would wait that long after the lease.
+    const running = ["a", "b", "c"].map((name) => {
+      const caches = new ListingCaches(clock, 2 * lease.retryPeriodMs);
+      const started = startMember(ring, clock, name, caches.cached);
+      caches.follow(started.member);
+      return started;
+    });
+    const [a, b, c] = running.map(({ member }) => member) as [RingMember, RingMember, RingMember];
+    await advance(clock, 10_000, [a, b, c]);
+    expect(a.status().held + b.status().held + c.status().held).toBe(rootSlotCount);
+    const victim = a.status().member;
+    const orphaned = spreadNamespaces.filter((namespace) => a.holds(namespace));
+    expect(orphaned.length).toBeGreaterThan(rootSlotCount / 4);
+    const cachedBySurvivors = (namespace: string) => [b, c].some((m) => rangesHoldNamespace(m.cacheShare.ranges(), namespace));
+    expect(orphaned.filter(cachedBySurvivors)).toEqual([]);
+
+    running[0]!.cable.cut = true;
+    let cachedAheadSeen = false;
+    // Until its Lease is deleted, the survivors may cache its namespaces but never act there.
+    while (ring.leases.has(victim)) {
+      await advance(clock, 100, [a, b, c]);
+      if (!ring.leases.has(victim)) break;
+      expect(orphaned.filter((namespace) => b.holds(namespace) || c.holds(namespace))).toEqual([]);
+      if (orphaned.every(cachedBySurvivors)) {
+        cachedAheadSeen = true;
+        // Waiting aside (as for a slot about to be held), never acting, at whichever survivor would get it.
+        for (const namespace of orphaned) expect([b, c].map((m) => m.verdict(namespace)).sort()).toEqual(["elsewhere", "wait"]);
+        expect(b.status().cachedAhead + c.status().cachedAhead).toBeGreaterThan(0);
+        expect(b.status().members.find((m) => m.name === victim)).toMatchObject({ alive: true, silent: true });
+      }
+    }
+    expect(cachedAheadSeen).toBe(true);
+    // Declared dead: its namespaces are acted on in the same step, their objects being cached already.
+    expect(orphaned.filter((namespace) => !b.holds(namespace) && !c.holds(namespace))).toEqual([]);
+    expect(b.status().cachedAhead + c.status().cachedAhead).toBe(0);
+    await Promise.all(running.map((r) => r.stop()));
+  });
+
+  test("a silent member that renews again keeps its slots, and the others drop what they cached ahead of its end", async () => {
+    const ring = new FakeRing();
+    const clock = new FakeClock();
+    // A renew deadline far enough past the 2.5 retry periods that make it silent for the member to come back in between.
+    const timings = { leaseDurationMs: 10_000, renewDeadlineMs: 8000, retryPeriodMs: 1000 };
+    const running = ["a", "b", "c"].map((name) => startMember(ring, clock, name, () => true, () => spreadNamespaces, timings));
+    const [a, b, c] = running.map(({ member }) => member) as [RingMember, RingMember, RingMember];
+    await advance(clock, 6000, [a, b, c]);
+    const victim = a.status().member;
+    const own = spreadNamespaces.filter((namespace) => a.holds(namespace));
+    const survivorsShare = () => normalizeRanges([...b.cacheShare.ranges(), ...c.cacheShare.ranges()]);
+    const shareBefore = survivorsShare();
+
+    running[0]!.cable.cut = true;
+    await advance(clock, 4500, [a, b, c]);
+    expect(own.every((namespace) => rangesHoldNamespace(survivorsShare(), namespace))).toBe(true);
+    expect(own.every((namespace) => a.holds(namespace))).toBe(true);
+    expect(b.status().members.find((m) => m.name === victim)?.silent).toBe(true);
+
+    // Work parked as about to be held is let go only when the verdicts' listeners hear of the change.
+    const heard: string[][] = [];
+    for (const member of [b, c]) member.onChange(() => heard.push(own.map((namespace) => member.verdict(namespace))));
+    running[0]!.cable.cut = false;
+    await advance(clock, 2000, [a, b, c]);
+    expect(heard.length).toBeGreaterThan(0);
+    expect(heard.at(-1)!.every((verdict) => verdict === "elsewhere")).toBe(true);
+    expect(a.status().member).toBe(victim);
+    expect(own.every((namespace) => a.holds(namespace))).toBe(true);
+    expect(survivorsShare()).toEqual(shareBefore);
+    for (const namespace of own) expect([b, c].map((m) => m.verdict(namespace))).toEqual(["elsewhere", "elsewhere"]);
+    expect(b.status().cachedAhead + c.status().cachedAhead).toBe(0);
+    expect(b.status().members.find((m) => m.name === victim)?.silent).toBe(false);
+    await Promise.all(running.map((r) => r.stop()));
   });
 });

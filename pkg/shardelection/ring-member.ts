@@ -14,6 +14,10 @@
 // on a namespace only while it holds the slot and renewed its Lease within the renew deadline, and
 // it gives up every slot the moment it misses that deadline, so a member declared dead has stopped
 // acting before anyone else starts (the deadline is shorter than the lease duration).
+// A member whose Lease has not changed for two and a half retry periods is "silent": the others
+// also plan as if it were gone and cache, only cache, the slots they would get then, so that once
+// it is declared dead its slots are taken without waiting for their objects to be listed. Should
+// it renew again, those slots leave the caches as a shrink of the share does.
 import { type Clock, realClock } from "../clock/clock.ts";
 import type { Logger } from "../log/logger.ts";
 import { compareResourceVersions } from "../kube/resource-version.ts";
@@ -65,11 +69,14 @@ export interface RingMemberStatus {
   ring: string;
   /** This member's Lease ("" between memberships). */
   member: string;
-  members: { name: string; alive: boolean; slots: number }[];
+  /** `silent`: alive, but its Lease unchanged for two and a half retry periods; its would-be slots are cached ahead. */
+  members: { name: string; alive: boolean; silent: boolean; slots: number }[];
   /** Slots in the table (256, more once crowded ones were split). */
   slots: number;
   held: number;
   draining: number;
+  /** Slots cached only because silent members may be declared dead: this member would hold them then. */
+  cachedAhead: number;
   ranges: readonly HashRange[];
   handovers: { taken: number; released: number };
 }
@@ -100,8 +107,11 @@ export class RingMember implements NamespaceOwnership {
   private readonly inFlight = new Map<string, number>();
   /** Holders whose Lease is known to be gone: their table entries are free. */
   private readonly goneHolders = new Set<string>();
-  /** Who should hold each slot, as the last step computed it over the table's slots then. */
-  private plan: { slots: readonly HashRange[]; owners: readonly string[] } = { slots: [], owners: [] };
+  /**
+   * Who should hold each slot, as the last step computed it over the table's slots then, and who
+   * would if the silent members were gone (`withoutSilent`, empty while none is silent).
+   */
+  private plan: { slots: readonly HashRange[]; owners: readonly string[]; withoutSilent: readonly string[] } = { slots: [], owners: [], withoutSilent: [] };
   /** What the plan was made from: the table, then the members and the namespaces per slot. */
   private planned: { table: SlotTable | undefined; inputs: string } = { table: undefined, inputs: "" };
   private cachedRanges: readonly HashRange[] = [];
@@ -158,7 +168,9 @@ export class RingMember implements NamespaceOwnership {
     const hash = namespaceHash(namespace);
     const slot = this.heldSlotOf(hash);
     if (this.acting() && slot !== undefined && !this.draining.has(slot.start)) return "act";
-    return this.me !== "" && this.plannedOwner(hash) === this.me ? "wait" : "elsewhere";
+    // Cached ahead of a silent member's end counts as about to be held: work there waits aside, as
+    // for a slot whose objects are being listed, and is dropped if that member renews after all.
+    return this.me !== "" && (this.plannedOwner(hash) === this.me || this.ownerWithoutSilent(hash) === this.me) ? "wait" : "elsewhere";
   }
 
   begin(namespace: string): (() => void) | undefined {
@@ -181,7 +193,7 @@ export class RingMember implements NamespaceOwnership {
     return () => this.listeners.delete(listener);
   }
 
-  /** The namespace-hash ranges the informers should cache: the slots held, draining, and about to be held. */
+  /** The namespace-hash ranges the informers should cache: the slots held, draining, about to be held, and cached ahead of silent members' end. */
   readonly cacheShare = {
     ranges: (): readonly HashRange[] => this.cachedRanges,
     onChange: (listener: () => void): (() => void) => {
@@ -194,13 +206,15 @@ export class RingMember implements NamespaceOwnership {
     const now = this.clock.monotonic();
     const slots = slotCounts(this.table);
     const names = new Set([...this.members.keys(), ...slots.keys()]);
+    const { owners, withoutSilent } = this.plan;
     return {
       ring: this.options.ring,
       member: this.me,
-      members: [...names].sort().map((name) => ({ name, alive: this.alive(name, now), slots: slots.get(name) ?? 0 })),
+      members: [...names].sort().map((name) => ({ name, alive: this.alive(name, now), silent: this.silent(name, now), slots: slots.get(name) ?? 0 })),
       slots: this.table.slots.length,
       held: this.held.size,
       draining: this.draining.size,
+      cachedAhead: this.me === "" ? 0 : withoutSilent.filter((owner, slot) => owner === this.me && owners[slot] !== this.me && !this.held.has(this.plan.slots[slot]!.start)).length,
       ranges: rangesOfSlots(this.held.values()),
       handovers: { ...this.handovers },
     };
@@ -268,13 +282,19 @@ export class RingMember implements NamespaceOwnership {
     });
   }
 
-  /** A retry period, or less when another member's Lease expires sooner: its slots are taken over at that moment, not up to a period later. */
+  /**
+   * A retry period, or less when another member turns silent or its Lease expires sooner: its slots
+   * are cached ahead, or taken over, at that moment, not up to a period later.
+   */
   private untilNextStep(): number {
     const now = this.clock.monotonic();
     let wait = this.options.retryPeriodMs;
     for (const [name, member] of this.members) {
-      const expiresIn = member.observedAt + this.options.leaseDurationMs - now;
-      if (name !== this.me && expiresIn >= 0) wait = Math.min(wait, expiresIn + 1);
+      if (name === this.me) continue;
+      for (const after of [this.silentAfterMs(), this.options.leaseDurationMs]) {
+        const dueIn = member.observedAt + after - now;
+        if (dueIn >= 0) wait = Math.min(wait, dueIn + 1);
+      }
     }
     return wait;
   }
@@ -291,7 +311,8 @@ export class RingMember implements NamespaceOwnership {
     const hashes = sortHashes(new Set(["", ...namespaces].map(namespaceHash)));
     const members = this.aliveMembers();
     await this.splitCrowdedSlots(hashes, members.length);
-    this.replan(members, hashes);
+    const now = this.clock.monotonic();
+    this.replan(members, members.filter((name) => this.silent(name, now)), hashes);
     this.updateCachedRanges();
     await this.handOver();
     await this.declareDeadHolders();
@@ -350,6 +371,23 @@ export class RingMember implements NamespaceOwnership {
     return [...this.members.keys()].filter((name) => this.alive(name, now)).sort();
   }
 
+  /**
+   * How long another member's Lease may stay unchanged before it counts as silent: two renewals
+   * missed in a row. One that failed and was retried a period later is not enough (half a period
+   * is left for the retry's latency). At the defaults (2 s, lease 15 s) that is 5 s, leaving 10 s to
+   * list its namespaces before it can be declared dead; 100,000 Pods without the API server's
+   * filter took about 8 s.
+   */
+  private silentAfterMs(): number {
+    return 2.5 * this.options.retryPeriodMs;
+  }
+
+  /** Alive, but its Lease unchanged for longer than it should be: its slots may have to be taken over soon. */
+  private silent(name: string, now: number): boolean {
+    const member = this.members.get(name);
+    return name !== this.me && member !== undefined && this.alive(name, now) && now - member.observedAt > this.silentAfterMs();
+  }
+
   /** The held slot that holds `hash`; undefined: none. */
   private heldSlotOf(hash: bigint): HashRange | undefined {
     if (this.heldSorted.length === 0) return undefined;
@@ -364,22 +402,31 @@ export class RingMember implements NamespaceOwnership {
   }
 
   /**
-   * Plans who should hold each slot, unless nothing the plan depends on changed since the last
-   * step: most steps are Lease renewals, and planning costs a few hundred 64-bit hashes.
+   * Plans who should hold each slot, and who would without the silent members (the plan the others
+   * make once those are declared dead, if nothing else changes meanwhile), unless nothing the plans
+   * depend on changed since the last step: most steps are Lease renewals, and planning costs a few
+   * hundred 64-bit hashes.
    */
-  private replan(members: readonly string[], hashes: readonly bigint[]): void {
+  private replan(members: readonly string[], silent: readonly string[], hashes: readonly bigint[]): void {
     const { slots, holders } = this.table;
     const weights = slotWeights(slots, hashes);
-    const inputs = `${members.join(",")}|${weights.join(",")}`;
+    const inputs = `${members.join(",")}|${silent.join(",")}|${weights.join(",")}`;
     if (this.planned.table === this.table && this.planned.inputs === inputs) return;
-    const owners = planSlotOwners({ slots, holders: holders.map((h) => (h !== undefined && members.includes(h) ? h : undefined)), members, weights });
-    this.plan = { slots, owners };
+    const planAmong = (alive: readonly string[]) =>
+      planSlotOwners({ slots, holders: holders.map((h) => (h !== undefined && alive.includes(h) ? h : undefined)), members: alive, weights });
+    const survivors = members.filter((name) => !silent.includes(name));
+    this.plan = { slots, owners: planAmong(members), withoutSilent: silent.length > 0 ? planAmong(survivors) : [] };
     this.planned = { table: this.table, inputs };
   }
 
   /** Who should hold the slot of `hash`, by the last plan. */
   private plannedOwner(hash: bigint): string | undefined {
     return this.plan.slots.length === 0 ? undefined : this.plan.owners[slotIndexOf(this.plan.slots, hash)];
+  }
+
+  /** Who would hold the slot of `hash` once the silent members are gone; undefined while none is silent. */
+  private ownerWithoutSilent(hash: bigint): string | undefined {
+    return this.plan.withoutSilent.length === 0 ? undefined : this.plan.withoutSilent[slotIndexOf(this.plan.slots, hash)];
   }
 
   /**
@@ -404,13 +451,16 @@ export class RingMember implements NamespaceOwnership {
 
   private updateCachedRanges(): void {
     const slots = [...this.held.values()];
-    this.plan.owners.forEach((owner, slot) => {
-      if (owner === this.me) slots.push(this.plan.slots[slot]!);
+    const { owners, withoutSilent } = this.plan;
+    this.plan.slots.forEach((slot, index) => {
+      if (owners[index] === this.me || withoutSilent[index] === this.me) slots.push(slot);
     });
     const ranges = rangesOfSlots(slots);
     if (sameRanges(ranges, this.cachedRanges)) return;
     this.cachedRanges = ranges;
     for (const listener of this.rangeListeners) listener();
+    // Namespaces about to be held may have become ones held elsewhere (a silent member renewed): work waiting aside there is dropped.
+    this.changed();
   }
 
   /** Starts draining the slots that belong elsewhere now, and lets go of those drained. */

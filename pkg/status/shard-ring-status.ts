@@ -12,6 +12,7 @@ export function shardRingStatus(status: RingMemberStatus, knownNamespaces: reado
     slots: status.slots,
     held: status.held,
     draining: status.draining,
+    cachedAhead: status.cachedAhead,
     ranges: status.ranges.map(describeRange),
     namespaces: knownNamespaces.filter(holds).sort(),
     handovers: status.handovers,

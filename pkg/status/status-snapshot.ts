@@ -179,13 +179,15 @@ export interface ShardRingStatus {
   ring: string;
   /** This process's member Lease; "" while it is not a member (joining again). */
   member: string;
-  /** Every member Lease seen, and every holder in the slot table. */
-  members: { name: string; self: boolean; alive: boolean; slots: number }[];
+  /** Every member Lease seen, and every holder in the slot table; `silent`: alive, but its Lease unchanged for 2.5 retry periods. */
+  members: { name: string; self: boolean; alive: boolean; silent: boolean; slots: number }[];
   /** Slots in the ring's table: 256, more once slots crowded with namespaces were split. */
   slots: number;
   /** Slots held, of `slots`, draining ones included. */
   held: number;
   draining: number;
+  /** Slots cached ahead: this process would hold them if the silent members were declared dead. */
+  cachedAhead: number;
   /** The namespace-hash ranges held, as the API server's shard selector writes bounds. */
   ranges: string[];
   /** Namespaces with cached objects that this process acts on now. */
