@@ -3,7 +3,11 @@
 // will own soon, drops one owned elsewhere, and counts the work in flight so that a slot is only
 // handed over once that work has finished.
 
-/** "act": this process acts on the namespace now; "wait": it will, once its caches are ready and the slot is handed over; "elsewhere": another member does. */
+/**
+ * "act": this process acts on the namespace now; "wait": it will, once its caches are ready and the slot is handed over, or it
+ * may, should a member that stopped renewing be declared dead (its work waits aside until then, and is dropped if it renews);
+ * "elsewhere": another member does.
+ */
 export type NamespaceVerdict = "act" | "wait" | "elsewhere";
 
 /** Which namespaces this process acts on now, as one member of a shard ring (`ControllerContext.ownership`). */
