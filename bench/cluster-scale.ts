@@ -30,7 +30,7 @@
 // --state-dir keeps etcd's data (and the control plane's folder) there after the run, and a later
 // run with the same shape and folder starts from it instead of seeding again (half an hour at
 // 100,000 Pods on a busy 2-core machine).
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { loadClientConfig } from "../pkg/kube/client-config.ts";
@@ -49,17 +49,12 @@ import { printRingResults } from "./cluster-scale/ring-results.ts";
 import { measureRing } from "./cluster-scale/ring-round.ts";
 import { apiserverFilterArgs, ringVariant, type ShardFilter } from "./cluster-scale/ring-variant.ts";
 import { measureRound } from "./cluster-scale/round.ts";
-import { seedCluster, type SeedTimes } from "./cluster-scale/seed.ts";
-import { type ClusterShape, namespaceNames, podsPerReplicaSet, validateShape } from "./cluster-scale/shape.ts";
+import { seedOnce, type SeedTimes } from "./cluster-scale/seed.ts";
+import { namespaceNames, podsPerReplicaSet, shapeFrom, shapeOptions } from "./cluster-scale/shape.ts";
 
 const { values } = parseArgs({
   options: {
-    pods: { type: "string", default: "100000" },
-    "replica-sets": { type: "string", default: "1000" },
-    namespaces: { type: "string", default: "10" },
-    "namespace-suffix": { type: "string", default: "" },
-    "configmap-owners": { type: "string", default: "1000" },
-    dependents: { type: "string", default: "10" },
+    ...shapeOptions({ pods: 100_000, replicaSets: 1000, configMapOwners: 1000 }),
     rounds: { type: "string", default: "3" },
     "idle-seconds": { type: "string", default: "120" },
     "log-dir": { type: "string" },
@@ -73,14 +68,7 @@ const { values } = parseArgs({
   },
 });
 
-const shape = validateShape({
-  pods: Number(values.pods),
-  replicaSets: Number(values["replica-sets"]),
-  namespaces: Number(values.namespaces),
-  configMapOwners: Number(values["configmap-owners"]),
-  dependentsPerOwner: Number(values.dependents),
-  namespaceSuffix: values["namespace-suffix"] ?? "",
-});
+const shape = shapeFrom(values);
 // --rounds 0 seeds the cluster (into --state-dir, to be reused) and measures nothing.
 const rounds = wholeNumber("--rounds", values.rounds, 0);
 const idleSeconds = wholeNumber("--idle-seconds", values["idle-seconds"], 1);
@@ -118,7 +106,7 @@ try {
     progress,
     runId: Date.now().toString(36).slice(-5),
   };
-  const seeding = await seedOnce(ctx);
+  const seeding = await seedOnce(ctx.client, ctx.controlPlane.dir, ctx.shape, progress);
   progress(`etcd database after seeding: ${await etcdDatabaseMiB(controlPlane.etcdUrl)} MiB`);
   await settleStatuses(ctx, peers);
   const kubeLoom = peers.find((peer) => peer.system === "kube-loom") as PeerProcess;
@@ -165,24 +153,6 @@ function shardFilters(text: string): ShardFilter[] {
   for (const word of list) if (word !== "server" && word !== "client") throw new Error(`--shard-filters ${text}: expected server and/or client, comma-separated`);
   if (list.length === 0) throw new Error("--shard-filters: expected server and/or client");
   return list as ShardFilter[];
-}
-
-/** Seeds the cluster, unless the state folder holds one of this shape already; returns how long seeding took. */
-async function seedOnce(ctx: BenchContext): Promise<SeedTimes> {
-  const marker = join(ctx.controlPlane.dir, "cluster-scale-seed.json");
-  if (existsSync(marker)) {
-    const seeded = JSON.parse(readFileSync(marker, "utf8")) as { shape: Partial<ClusterShape>; times: SeedTimes };
-    // Fields added since, at the value the seed was made with.
-    const shape: ClusterShape = { ...ctx.shape, namespaceSuffix: "", ...seeded.shape };
-    if (JSON.stringify(shape) === JSON.stringify(ctx.shape)) {
-      progress(`cluster already seeded in ${ctx.controlPlane.dir}; not seeding again`);
-      return seeded.times;
-    }
-    throw new Error(`--state-dir ${ctx.controlPlane.dir} holds a cluster of another shape (${JSON.stringify(shape)}); expected ${JSON.stringify(ctx.shape)} or an empty folder`);
-  }
-  const times = await seedCluster(ctx.client, ctx.shape, progress);
-  writeFileSync(marker, JSON.stringify({ shape: ctx.shape, times }));
-  return times;
 }
 
 function wholeNumber(flag: string, text: string | undefined, least: number): number {
@@ -253,7 +223,9 @@ function printResults(ctx: BenchContext, seeding: SeedTimes): void {
       row("right after the sync, a ReplicaSet scaled up: the write → its new Pod", "live scale"),
       row("RSS once idle", "idle rss", mebibytes),
       row("idle CPU", "idle cpu", (value) => `${value.toFixed(2)} CPU s/min`),
+      row("forced relist: RSS right before the stop (after the restart and the bursts)", "relist rss before", mebibytes),
       row("forced relist: peak RSS", "relist rss", mebibytes),
+      row("same: peak / RSS right before, same process", "relist peak over before", (value) => `${value.toFixed(2)}×`),
       row("forced relist: CPU, restart until quiet", "relist cpu", cpu),
       row(`burst: every ReplicaSet ${perReplicaSet} → ${perReplicaSet + step} (${burstPods} Pods)`, "burst up"),
       row("same: controller CPU", "burst up cpu", cpu),

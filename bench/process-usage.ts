@@ -19,14 +19,17 @@ export function residentParts(pid: number): ResidentParts {
   return { total: mib("VmRSS"), anonymous: mib("RssAnon"), fileBacked: mib("RssFile") };
 }
 
-/** This process's highest resident set size in MiB since it started, or since resetPeakResident. */
-export function peakResidentMiB(): number {
-  return statusField(readFileSync("/proc/self/status", "utf8"), "VmHWM") / 1024;
+/** The highest resident set size in MiB of `pid` (default: this process) since it started, or since resetPeakResident. */
+export function peakResidentMiB(pid: number | "self" = "self"): number {
+  return statusField(readFileSync(`/proc/${pid}/status`, "utf8"), "VmHWM") / 1024;
 }
 
-/** Sets this process's peak-RSS mark (VmHWM) to its current RSS: the peak of what follows, however short, without sampling. */
-export function resetPeakResident(): void {
-  writeFileSync("/proc/self/clear_refs", "5");
+/**
+ * Sets the peak-RSS mark (VmHWM) of `pid` (default: this process) to its current RSS: the peak
+ * of what follows, however short, without sampling (the file is writable by the process's own user).
+ */
+export function resetPeakResident(pid: number | "self" = "self"): void {
+  writeFileSync(`/proc/${pid}/clear_refs`, "5");
 }
 
 /** A kB field of /proc/<pid>/status, in kB (NaN when absent). */

@@ -3,6 +3,8 @@
 // ReplicaSet, no node), then marked Running and Ready through the status subresource as a kubelet
 // would, so the ReplicaSets' ready and available counts are real. ConfigMap trees give the
 // garbage collector owners and dependents to track.
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { KubeClient } from "../../pkg/kube/client.ts";
 import { resources } from "../../pkg/kube/gvr.ts";
 import type { KubeObject } from "../../pkg/kube/objects.ts";
@@ -20,7 +22,28 @@ export interface SeedTimes {
 /** Requests in flight while seeding: enough to keep kube-apiserver and etcd busy on 2 cores. */
 const parallel = 96;
 
-export async function seedCluster(client: KubeClient, shape: ClusterShape, progress: (line: string) => void): Promise<SeedTimes> {
+/**
+ * Seeds the cluster, unless the control plane's folder `dir` (kept with --state-dir) holds one of
+ * this shape already; returns how long seeding took (then or now).
+ */
+export async function seedOnce(client: KubeClient, dir: string, shape: ClusterShape, progress: (line: string) => void): Promise<SeedTimes> {
+  const marker = join(dir, "cluster-scale-seed.json");
+  if (existsSync(marker)) {
+    const seeded = JSON.parse(readFileSync(marker, "utf8")) as { shape: Partial<ClusterShape>; times: SeedTimes };
+    // Fields added since, at the value the seed was made with.
+    const seededShape: ClusterShape = { ...shape, namespaceSuffix: "", ...seeded.shape };
+    if (JSON.stringify(seededShape) === JSON.stringify(shape)) {
+      progress(`cluster already seeded in ${dir}; not seeding again`);
+      return seeded.times;
+    }
+    throw new Error(`--state-dir ${dir} holds a cluster of another shape (${JSON.stringify(seededShape)}); expected ${JSON.stringify(shape)} or an empty folder`);
+  }
+  const times = await seedCluster(client, shape, progress);
+  writeFileSync(marker, JSON.stringify({ shape, times }));
+  return times;
+}
+
+async function seedCluster(client: KubeClient, shape: ClusterShape, progress: (line: string) => void): Promise<SeedTimes> {
   await inParallel([...namespaceNames(shape), probeNamespace], 16, (namespace) => ensureNamespace(client, namespace));
   const replicaSetsSeconds = await timed(() => createReplicaSets(client, shape));
   progress(`${shape.replicaSets} ReplicaSets in ${replicaSetsSeconds.toFixed(1)} s`);

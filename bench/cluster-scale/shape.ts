@@ -19,6 +19,30 @@ export interface ClusterShape {
 
 export const probeNamespace = "probe";
 
+/** parseArgs options for a shape: the same flags in every benchmark that builds this cluster. */
+export function shapeOptions(defaults: { pods: number; replicaSets: number; configMapOwners: number }) {
+  return {
+    pods: { type: "string", default: String(defaults.pods) },
+    "replica-sets": { type: "string", default: String(defaults.replicaSets) },
+    namespaces: { type: "string", default: "10" },
+    "namespace-suffix": { type: "string", default: "" },
+    "configmap-owners": { type: "string", default: String(defaults.configMapOwners) },
+    dependents: { type: "string", default: "10" },
+  } as const;
+}
+
+/** The shape those options give, checked (validateShape). */
+export function shapeFrom(values: { pods: string; "replica-sets": string; namespaces: string; "namespace-suffix": string; "configmap-owners": string; dependents: string }): ClusterShape {
+  return validateShape({
+    pods: Number(values.pods),
+    replicaSets: Number(values["replica-sets"]),
+    namespaces: Number(values.namespaces),
+    configMapOwners: Number(values["configmap-owners"]),
+    dependentsPerOwner: Number(values.dependents),
+    namespaceSuffix: values["namespace-suffix"],
+  });
+}
+
 export function namespaceNames(shape: ClusterShape): string[] {
   return Array.from({ length: shape.namespaces }, (_, i) => namespaceAt(shape, i));
 }
