@@ -45,4 +45,15 @@ describe("GarbageHint", () => {
     for (let i = 0; i < 1500; i++) small.hint.objectRelisted(1500);
     expect(small.asked).toEqual([]);
   });
+
+  test("a big relist waits for a full collection once it has come in, and again once the cache has taken it; a small one for neither", () => {
+    const big = recorded();
+    big.hint.relistEnded(50_000);
+    big.hint.relistApplied(50_000);
+    expect(big.asked).toEqual([true, true]);
+    const small = recorded();
+    small.hint.relistEnded(1500);
+    small.hint.relistApplied(1500);
+    expect(small.asked).toEqual([]);
+  });
 });

@@ -245,6 +245,23 @@ describe("SharedIndexInformer", () => {
     await stop();
   });
 
+  test("a relist as long as the cache, one object new in place of one gone, still tombstones the gone one", async () => {
+    const { clock, lw, informer, run, stop } = setup();
+    const seen = recorder();
+    informer.addEventHandler(seen.handler);
+    run();
+    await eventually(() => informer.hasSynced() && lw.openWatches === 1, "watching");
+    await clock.advance(5_000);
+    lw.endStreams();
+    lw.deleteSilently("ns/b");
+    lw.create(obj("ns/c"));
+    lw.compact();
+    await eventually(() => seen.log.length === 4, "the relist handled");
+    expect(seen.log).toEqual(["add a (initial)", "add b (initial)", "delete tombstone ns/b", "add c"]);
+    expect(informer.getStore().listKeys().sort()).toEqual(["ns/a", "ns/c"]);
+    await stop();
+  });
+
   test("a relist reaches the cache in one step, before any handler hears of it, and the cache is then as of the list's resourceVersion", async () => {
     const names = Array.from({ length: 2000 }, (_, i) => `ns/cm-${String(i).padStart(4, "0")}`);
     const [first, gone, last] = [names[0], names[1000], names[1999]] as [string, string, string];

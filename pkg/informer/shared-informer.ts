@@ -11,6 +11,7 @@ import { type Logger, silentLogger } from "../log/logger.ts";
 import type { HashRange } from "../sharding/hash-range.ts";
 import { DeletedFinalStateUnknown, type Delta, DroppedFromShare, finalStateOf, type SegmentId } from "./deltas.ts";
 import { type ResourceEventHandler, isResync } from "./event-handler.ts";
+import { GarbageHint } from "./garbage-hint.ts";
 import { heldVersionsOf } from "./held-versions.ts";
 import { namespaceIndex, namespaceIndexName } from "./index-funcs.ts";
 import { Indexer } from "./indexer.ts";
@@ -30,8 +31,8 @@ const inPlaceChangeLimit = 1000;
 /** A list compared with the cache: see SharedIndexInformer.compareWithCache. */
 interface ListedAgainstCache<T extends KubeObject> {
   /** The listed objects that have a key, and their keys and cached objects at the same places. */
-  objects: T[];
-  keys: string[];
+  objects: readonly T[];
+  keys: readonly string[];
   previous: (T | undefined)[];
   tombstones: DeletedFinalStateUnknown<T>[];
   /** Cached objects outside the part of the collection the list is of (a segment's): they stay. */
@@ -134,6 +135,9 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
   private watchErrorHandler: ((err: unknown) => void) | undefined;
   private handlerErrors = 0;
   private state: "new" | "running" | "stopped" = "new";
+  private readonly garbage = new GarbageHint();
+  /** Objects of the relist just applied, until the queue has let go of it (0: none). */
+  private appliedRelistSize = 0;
 
   constructor(listerWatcher: ListerWatcher<T>, options: SharedIndexInformerOptions<T> = {}) {
     this.informerName = options.name ?? "informer";
@@ -300,6 +304,9 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     const slicer = new TimeSlicer({ callsPerCheck: 32 });
     const handle = (delta: Delta<T>, isInInitialList: boolean) => this.handleDelta(delta, isInInitialList);
     while (await this.queue.pop(handle, signal)) {
+      // Here, not in replaceAll: nothing of the list is reachable from this frame any more.
+      if (this.appliedRelistSize > 0) this.garbage.relistApplied(this.appliedRelistSize);
+      this.appliedRelistSize = 0;
       if (slicer.due()) await slicer.yield();
     }
   }
@@ -398,6 +405,7 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
    * handler, and no reader of the cache, ever sees half of a relist.
    */
   private async replaceAll(objects: readonly T[], resourceVersion: string, isInInitialList: boolean, within?: (obj: T) => boolean, keys?: readonly string[]): Promise<void> {
+    const relist = this.indexer.size > 0;
     const list = await this.compareWithCache(objects, within, keys);
     const leftOut = new Set<string>();
     const failed = (key: string, err: unknown) => {
@@ -416,6 +424,7 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     for (let i = 0; i < list.objects.length; i++) {
       if (!leftOut.has(list.keys[i]!)) this.distributeChange(list.previous[i], list.objects[i]!, isInInitialList);
     }
+    if (relist) this.appliedRelistSize = list.objects.length;
   }
 
   /**
@@ -425,42 +434,51 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
    */
   private async compareWithCache(objects: readonly T[], within?: (obj: T) => boolean, keys?: readonly string[]): Promise<ListedAgainstCache<T>> {
     const slicer = new TimeSlicer({ callsPerCheck: 32 });
+    // Keys given come one for each object, each once (a streaming list's, gathered in a map): the list needs no copy.
     const keyed: T[] = [];
     const keyedKeys: string[] = [];
     const previous: (T | undefined)[] = [];
-    const listed = new Set<string>();
     // A first list has no cache to compare with: no lookups, and nothing it could leave out.
     const cacheEmpty = this.indexer.size === 0;
     let changes = 0;
+    let matched = 0;
     for (let i = 0; i < objects.length; i++) {
       const obj = objects[i]!;
       if (slicer.due()) await slicer.yield();
       let key: string;
-      try {
-        key = keys?.[i] ?? metaNamespaceKeyFunc(obj);
-      } catch (err) {
-        this.logger.error({ err }, "listed object without a name left out of the cache");
-        continue;
+      if (keys) key = keys[i]!;
+      else {
+        try {
+          key = metaNamespaceKeyFunc(obj);
+        } catch (err) {
+          this.logger.error({ err }, "listed object without a name left out of the cache");
+          continue;
+        }
+        keyed.push(obj);
+        keyedKeys.push(key);
       }
       const cached = cacheEmpty ? undefined : this.indexer.getByKey(key);
       if (cached !== obj) changes++;
-      keyed.push(obj);
-      keyedKeys.push(key);
+      if (cached !== undefined) matched++;
       previous.push(cached);
-      if (!cacheEmpty) listed.add(key);
     }
     const tombstones: DeletedFinalStateUnknown<T>[] = [];
     const kept = { keys: [] as string[], objects: [] as T[] };
-    for (const key of this.indexer.listKeys()) {
-      if (listed.has(key)) continue;
-      const gone = this.indexer.getByKey(key);
-      if (gone === undefined) continue;
-      if (within && !within(gone)) {
-        kept.keys.push(key);
-        kept.objects.push(gone);
-      } else tombstones.push(new DeletedFinalStateUnknown(key, gone));
+    // Every cached object listed again under keys given once each: none is missing, and no set of 100,000 listed keys is needed to say so.
+    const noneMissing = cacheEmpty || (keys !== undefined && matched === this.indexer.size);
+    if (!noneMissing) {
+      const listed = new Set(keys ?? keyedKeys);
+      for (const key of this.indexer.listKeys()) {
+        if (listed.has(key)) continue;
+        const gone = this.indexer.getByKey(key);
+        if (gone === undefined) continue;
+        if (within && !within(gone)) {
+          kept.keys.push(key);
+          kept.objects.push(gone);
+        } else tombstones.push(new DeletedFinalStateUnknown(key, gone));
+      }
     }
-    return { objects: keyed, keys: keyedKeys, previous, tombstones, kept, changes: changes + tombstones.length };
+    return { objects: keys ? objects : keyed, keys: keys ?? keyedKeys, previous, tombstones, kept, changes: changes + tombstones.length };
   }
 
   /**
@@ -495,8 +513,11 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
 
   /** An add when the key was not cached, else an update, which only handlers due a resync hear when nothing changed. */
   private distributeChange(old: T | undefined, obj: T, isInInitialList: boolean): void {
-    if (old === undefined) this.distribute({ type: "add", obj, isInInitialList }, false);
-    else this.distribute({ type: "update", oldObj: old, newObj: obj }, isResync(old, obj));
+    if (old === undefined) return this.distribute({ type: "add", obj, isInInitialList }, false);
+    const resync = isResync(old, obj);
+    // A relist of 100,000 unchanged objects usually tells nobody: no notification made, and no listener set walked, for each.
+    if (resync && this.resyncingListeners.size === 0) return;
+    this.distribute({ type: "update", oldObj: old, newObj: obj }, resync);
   }
 
   /** Resync-like updates (same resourceVersion) go only to handlers whose resync is due. */

@@ -15,8 +15,8 @@ export interface ReflectorStore<T extends KubeObject> {
   delete(obj: T | DeletedFinalStateUnknown<T>): void;
   /**
    * Makes the store hold exactly `items`, as of `resourceVersion`; a big list may be taken in slices (a promise).
-   * `keys`: each item's cache key, in the order of `items`, when the caller has them already (a streaming list
-   * keys its objects as they arrive); the store need not key them again.
+   * `keys`: each item's cache key, in the order of `items`, each key once, when the caller has them already (a
+   * streaming list keys its objects as they arrive); the store need not key them again.
    */
   replace(items: readonly T[], resourceVersion: string, keys?: readonly string[]): void | Promise<void>;
   /** The collection reached `resourceVersion` (a watch bookmark) with no change to the objects. */
