@@ -166,6 +166,22 @@ function takeoverTimeline(lease: string, namespace: string): string {
   return `after its last renewal: its Lease deleted at +${after(deletion)} ms, ${written}`;
 }
 
+/**
+ * A namespace the member of `user` holds now, and that member's Lease: one of 2000 new names whose
+ * hashes spread over the whole space (created here), or, when the member holds only split slots too
+ * narrow for any of them (slots cut between two team namespaces), one of the team namespaces.
+ */
+async function namespaceHeldBy(user: string, suffix: string): Promise<{ namespace: string; lease: string }> {
+  let lease: string | undefined;
+  await waitUntil(() => (lease = [...membersByUser()].find(([, u]) => u === user)?.[0]) !== undefined, `${user}'s Lease in the audit log`, 10_000, 100);
+  const held = await table();
+  const fresh = Array.from({ length: 2000 }, (_, i) => `${i}-${suffix}`).find((ns) => holderOfNamespace(held, ns) === lease);
+  const namespace = fresh ?? namespaces.find((ns) => holderOfNamespace(held, ns) === lease);
+  if (namespace === undefined || lease === undefined) throw new Error(`${user} (Lease ${lease}) holds none of 2000 new names nor a team namespace`);
+  if (fresh !== undefined) await createNamespace(admin, fresh);
+  return { namespace, lease };
+}
+
 /** The user whose member holds `namespace` now. */
 async function holderOf(namespace: string): Promise<string> {
   const holder = holderOfNamespace(await table(), namespace);
@@ -199,20 +215,16 @@ describe("a shard ring of kube-loom replicas", () => {
 
   test("kill -9: the dead member's namespaces are acted on again within the lease duration and a retry", async () => {
     const victim = "member-c";
-    // A namespace of the victim's, found by name: the ReplicaSet made there after the kill waits for the takeover.
-    // The candidates differ at their start, so their hashes spread over the whole space, whatever ranges the victim holds.
-    const held = await table();
-    const victimLease = [...membersByUser()].find(([, user]) => user === victim)?.[0];
-    const orphaned = Array.from({ length: 2000 }, (_, i) => `${i}-orphaned`).find((ns) => holderOfNamespace(held, ns) === victimLease)!;
-    await createNamespace(admin, orphaned);
+    // A namespace of the victim's: the ReplicaSet made there after the kill waits for the takeover.
+    const { namespace: orphaned, lease: victimLease } = await namespaceHeldBy(victim, "orphaned");
     await processes.get(victim)!.stop("SIGKILL");
     const killedAt = Date.now();
-    await apply(controlPlane, [replicaSetManifest({ name: "web", namespace: orphaned, replicas: 1 })]);
-    await waitForStatus(admin, orphaned, "web", { replicas: 1 }, 60_000);
+    await apply(controlPlane, [replicaSetManifest({ name: "after-kill", namespace: orphaned, replicas: 1 })]);
+    await waitForStatus(admin, orphaned, "after-kill", { replicas: 1 }, 60_000);
     const firstReconcileMs = Date.now() - killedAt;
     await settledAmong(["member-a", "member-b"]);
     await reconcileEverywhere(3);
-    console.log(`kill -9: a ReplicaSet in ${orphaned}, held by ${victim}, reconciled ${firstReconcileMs} ms after the kill (lease ${leaseDurationMs} ms); ${takeoverTimeline(victimLease!, orphaned)}`);
+    console.log(`kill -9: a ReplicaSet in ${orphaned}, held by ${victim}, reconciled ${firstReconcileMs} ms after the kill (lease ${leaseDurationMs} ms); ${takeoverTimeline(victimLease, orphaned)}`);
     // The survivors declare it dead one lease duration after its last renewal; then a retry period, then the reconcile.
     // The goal is the lease and 2 s (bench/cluster-scale.ts measures it); the margin here is for a loaded CI machine.
     expect(firstReconcileMs).toBeLessThan(leaseDurationMs + 5000);
@@ -266,21 +278,18 @@ describe("a shard ring of kube-loom replicas", () => {
       const partitioned = await member("member-h", proxy);
       await settledAmong(["member-a", "member-f", "member-h"]);
       await reconcileEverywhere(2);
-      const held = await table();
-      const hLease = [...membersByUser()].find(([, user]) => user === "member-h")?.[0];
-      const cutOff = Array.from({ length: 2000 }, (_, i) => `${i}-cut-off`).find((ns) => holderOfNamespace(held, ns) === hLease)!;
-      await createNamespace(admin, cutOff);
+      const { namespace: cutOff } = await namespaceHeldBy("member-h", "cut-off");
 
       // Live connections dropped, new ones accepted and never answered: the member learns only from its timeouts.
       proxy.pause("blackhole");
       proxy.cutAll();
       const cutAt = Date.now();
-      await apply(controlPlane, [replicaSetManifest({ name: "web", namespace: cutOff, replicas: 1 })]);
+      await apply(controlPlane, [replicaSetManifest({ name: "after-cut", namespace: cutOff, replicas: 1 })]);
       const stoppedActing = waitUntil(() => partitioned.logs().includes("left the shard ring; no longer acting on its namespaces"), "the partitioned member stopping", 30_000, 100).then(
         () => Date.now() - cutAt,
         () => Number.POSITIVE_INFINITY,
       );
-      await waitForStatus(admin, cutOff, "web", { replicas: 1 }, 60_000);
+      await waitForStatus(admin, cutOff, "after-cut", { replicas: 1 }, 60_000);
       const cutOffReconciledMs = Date.now() - cutAt;
       await settledAmong(["member-a", "member-f"]);
       const takenOverMs = Date.now() - cutAt;
