@@ -19,9 +19,14 @@ class FakeRing implements RingApi {
     return String(++this.version);
   }
 
+  /** The table version each member was told last: an informer tells each version once. */
+  private readonly toldTable = new Map<RingMember, string>();
+
   private tell(): void {
     for (const member of this.watchers) {
       for (const [name, version] of this.leases) member.observeMember(name, version);
+      if (this.toldTable.get(member) === this.table.resourceVersion) continue;
+      this.toldTable.set(member, this.table.resourceVersion);
       member.observeTable(this.table.table, this.table.resourceVersion);
     }
   }
@@ -67,6 +72,8 @@ class FakeRing implements RingApi {
 }
 
 const lease = { leaseDurationMs: 6000, renewDeadlineMs: 4000, retryPeriodMs: 1000 };
+/** A new member's two retry periods of watching, and its next step: steps come at its retry period, not at every renewal it sees. */
+const afterJoinGrace = 2500;
 
 /** One member's way to the ring: every request fails while `cut` is set, as behind a broken network. */
 class Cable implements RingApi {
@@ -177,7 +184,7 @@ describe("shard ring member", () => {
     const clock = new FakeClock();
     let cached = false;
     const a = startMember(ring, clock, "a", () => cached);
-    await advance(clock, 2000, [a.member]);
+    await advance(clock, afterJoinGrace, [a.member]);
     expect(a.member.verdict("team-a")).toBe("wait");
     cached = true;
     await advance(clock, 2000, [a.member]);
@@ -191,7 +198,7 @@ describe("shard ring member", () => {
     const ring = new FakeRing();
     const clock = new FakeClock();
     const a = startMember(ring, clock, "a");
-    await advance(clock, 2000, [a.member]);
+    await advance(clock, afterJoinGrace, [a.member]);
     // Work in flight in every slot: none can be handed over until it ends.
     const ends = Array.from({ length: rootSlotCount }, (_, slot) => a.member.begin(namespaceOfSlot(slot))!);
     const b = startMember(ring, clock, "b");
@@ -232,7 +239,7 @@ describe("shard ring member", () => {
     const ring = new FakeRing();
     const clock = new FakeClock();
     const a = startMember(ring, clock, "a");
-    await advance(clock, 2000, [a.member]);
+    await advance(clock, afterJoinGrace, [a.member]);
     let release!: () => void;
     a.cable.tableWritesWait = new Promise((resolve) => (release = resolve));
     const b = startMember(ring, clock, "b");
@@ -261,6 +268,23 @@ describe("shard ring member", () => {
     expect(widest).toBeLessThan(rootSlotCount);
     expect(a.member.status().held + b.member.status().held).toBe(rootSlotCount);
     await Promise.all([a.stop(), b.stop()]);
+  });
+
+  test("an idle member looks at the ring once per retry period, not at every renewal of every member", async () => {
+    const ring = new FakeRing();
+    const clock = new FakeClock();
+    const looks = new Map<string, number>();
+    const counted = (name: string) => () => (looks.set(name, (looks.get(name) ?? 0) + 1), spreadNamespaces);
+    const running = ["a", "b", "c"].map((name) => startMember(ring, clock, name, () => true, counted(name)));
+    const members = running.map(({ member }) => member);
+    await advance(clock, 6000, members);
+    expect(members.reduce((sum, member) => sum + member.status().held, 0)).toBe(rootSlotCount);
+    looks.clear();
+    const periods = 20;
+    await advance(clock, periods * lease.retryPeriodMs, members);
+    // Three members renew every period; each of them stepping at each renewal would look 3-4 times a period.
+    for (const name of ["a", "b", "c"]) expect(looks.get(name)).toBeLessThanOrEqual(periods + 2);
+    await Promise.all(running.map((r) => r.stop()));
   });
 
   test("leaving hands every slot over at once", async () => {

@@ -132,9 +132,13 @@ export class RingMember implements NamespaceOwnership {
   observeMember(name: string, resourceVersion: string): void {
     const known = this.members.get(name);
     if (known?.resourceVersion === resourceVersion) return;
-    this.members.set(name, { resourceVersion, observedAt: this.clock.monotonic() });
+    const now = this.clock.monotonic();
+    this.members.set(name, { resourceVersion, observedAt: now });
     this.goneHolders.delete(name);
-    this.poke();
+    // A renewal of a member that was alive already changes no plan: the step of the next retry period
+    // sees it. Stepping at every renewal of every member made an idle ring's CPU grow with its size.
+    const news = known === undefined || now - known.observedAt > this.options.leaseDurationMs;
+    if (news) this.poke();
   }
 
   /** A member Lease was deleted. */
