@@ -135,9 +135,9 @@ export class RingMember implements NamespaceOwnership {
     const now = this.clock.monotonic();
     this.members.set(name, { resourceVersion, observedAt: now });
     this.goneHolders.delete(name);
-    // A renewal of a member that was alive already changes no plan: the step of the next retry period
-    // sees it. Stepping at every renewal of every member made an idle ring's CPU grow with its size.
-    const news = known === undefined || now - known.observedAt > this.options.leaseDurationMs;
+    // A renewal of a member that was alive and not silent changes no plan: the step of the next retry
+    // period sees it. Stepping at every renewal of every member made an idle ring's CPU grow with its size.
+    const news = known === undefined || now - known.observedAt > this.silentAfterMs();
     if (news) this.poke();
   }
 
