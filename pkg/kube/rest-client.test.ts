@@ -155,6 +155,31 @@ describe("RestClient", () => {
     expect(list.metadata?.resourceVersion).toBe("5");
   });
 
+  test("an object's body is read whole: split in the middle of a character, empty, or broken off", async () => {
+    const bytes = new TextEncoder().encode(JSON.stringify({ metadata: { name: "café-ü" } }));
+    const cut = bytes.indexOf(0xc3) + 1; // between the two bytes of "é"
+    const inPieces = (pieces: Uint8Array[], failure?: Error) => {
+      let next = 0;
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          const piece = pieces[next++];
+          if (piece) controller.enqueue(piece);
+          else if (failure) controller.error(failure);
+          else controller.close();
+        },
+      });
+      return new Response(body, { status: 200, headers: { "Content-Type": "application/json" } });
+    };
+    const split = client(async () => inPieces([bytes.slice(0, cut), bytes.slice(cut)]));
+    expect(await split.request({ method: "GET", path: "/api/v1/namespaces/a/pods/p" })).toEqual({ metadata: { name: "café-ü" } });
+    expect(await client(async () => inPieces([])).request({ method: "DELETE", path: "/api/v1/namespaces/a/pods/p" })).toBeUndefined();
+    const reset = Object.assign(new TypeError("The socket connection was closed unexpectedly"), { code: "ECONNRESET" });
+    const broken = client(async () => inPieces([bytes.slice(0, cut)], reset));
+    const err = await broken.request({ method: "GET", path: "/api/v1/namespaces/a/pods/p" }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TransportError);
+    expect((err as Error).message).toContain("ECONNRESET");
+  });
+
   test("a body that stalls for the timeout is aborted and reported as a stall", async () => {
     const rest = client((_url, init) => Promise.resolve(trickle('{"items":[{"a":1},{"b":2}]}', 2, 200, init.signal)), [], 50);
     const err = (await rest.list({ path: "/api/v1/configmaps" }).catch((e: unknown) => e)) as TransportError;

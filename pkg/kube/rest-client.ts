@@ -15,6 +15,7 @@ import type { Fetch } from "./transport.ts";
 import { JsonWatchDecoder, type WatchDecoder } from "./watch-decoder.ts";
 import { type WatchStream, watchStream } from "./watch-stream.ts";
 import { realClock } from "../clock/clock.ts";
+import { concatBytes } from "../collections/concat-bytes.ts";
 import { errorMessage } from "../errors/expected-error.ts";
 import { TimeSlicer } from "../eventloop/time-slicer.ts";
 
@@ -128,13 +129,15 @@ export class RestClient {
 
   /** Sends a request and returns the decoded body, JSON or protobuf (undefined for an empty body). */
   async request<T>(request: RestRequest): Promise<T> {
-    const response = await this.send(request);
+    // The body is read here, not through send()'s Response: wrapping the stream again cost a
+    // few promise turns per request, about a twentieth of a Pod create's CPU.
+    const { response, deadline } = await this.start(request);
+    const bytes = await this.wholeBody(request, response, deadline);
+    if (bytes.length === 0) return undefined as T;
     if (isProtobufResponse(response.headers.get("Content-Type"))) {
-      const bytes = new Uint8Array(await response.arrayBuffer());
-      return (bytes.length ? this.decodeBody(request, () => decodeEnveloped(kubernetesDecoder(), bytes, request.decode)) : undefined) as T;
+      return this.decodeBody(request, () => decodeEnveloped(kubernetesDecoder(), bytes, request.decode)) as T;
     }
-    const text = await response.text();
-    return (text ? this.decodeBody(request, () => JSON.parse(text) as unknown) : undefined) as T;
+    return this.decodeBody(request, () => JSON.parse(utf8.decode(bytes)) as unknown) as T;
   }
 
   /**
@@ -215,6 +218,13 @@ export class RestClient {
       if (err instanceof TransportError || (err instanceof Error && err.name === "AbortError")) throw err;
       throw this.undecodable(request, err);
     }
+  }
+
+  /** The whole response body, read under the same deadline and errors as bodyChunks. */
+  private async wholeBody(request: RestRequest, response: Response, deadline: ProgressDeadline | undefined): Promise<Uint8Array> {
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of this.bodyChunks(request, response, deadline)) chunks.push(chunk);
+    return chunks.length === 1 ? (chunks[0] as Uint8Array) : concatBytes(chunks);
   }
 
   /** Sends the request under a progress deadline, armed now and re-armed when the headers arrive. */
@@ -349,6 +359,8 @@ export class RestClient {
     return new TransportError(`${request.method} ${this.server}${request.path}: ${what}`, this.server, code, { cause: err });
   }
 }
+
+const utf8 = new TextDecoder();
 
 /** How much of a watch body is decoded before its events go on: about 60 ConfigMaps of 1 KiB, or 250 objects' metadata. */
 const watchSliceBytes = 64 * 1024;

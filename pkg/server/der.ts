@@ -1,5 +1,6 @@
 // The few ASN.1 DER encodings an X.509 certificate needs, so kube-loom can build its self-signed
 // serving certificate with the runtime's own crypto (node:crypto signs, but builds no certificates).
+import { concatBytes } from "../collections/concat-bytes.ts";
 
 export type Der = Uint8Array;
 
@@ -21,18 +22,8 @@ function encodeLength(length: number): Der {
   return Uint8Array.of(0x80 | bytes.length, ...bytes);
 }
 
-export function concat(parts: readonly Der[]): Der {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
-}
-
-export const sequence = (...items: Der[]): Der => tlv(0x30, concat(items));
-export const set = (...items: Der[]): Der => tlv(0x31, concat(items));
+export const sequence = (...items: Der[]): Der => tlv(0x30, concatBytes(items));
+export const set = (...items: Der[]): Der => tlv(0x31, concatBytes(items));
 export const octetString = (bytes: Der): Der => tlv(0x04, bytes);
 export const utf8String = (text: string): Der => tlv(0x0c, new TextEncoder().encode(text));
 export const nullValue = (): Der => Uint8Array.of(0x05, 0x00);
@@ -51,7 +42,7 @@ export function unsignedInteger(magnitude: Der): Der {
   const trimmed = magnitude.subarray(start);
   // A set top bit would read as negative: DER puts a zero byte in front.
   const needsPad = trimmed.length === 0 || (trimmed[0] ?? 0) >= 0x80;
-  return tlv(0x02, needsPad ? concat([Uint8Array.of(0), trimmed]) : trimmed);
+  return tlv(0x02, needsPad ? concatBytes([Uint8Array.of(0), trimmed]) : trimmed);
 }
 
 export const smallInteger = (value: number): Der => unsignedInteger(Uint8Array.of(value));
@@ -70,7 +61,7 @@ export function objectIdentifier(dotted: string): Der {
 }
 
 /** A BIT STRING holding whole bytes (signatures, public keys). */
-export const bitString = (bytes: Der): Der => tlv(0x03, concat([Uint8Array.of(0), bytes]));
+export const bitString = (bytes: Der): Der => tlv(0x03, concatBytes([Uint8Array.of(0), bytes]));
 
 /**
  * A named-bit BIT STRING such as KeyUsage: `bits` are bit numbers counted from the most
@@ -81,7 +72,7 @@ export function namedBits(bits: readonly number[]): Der {
   const bytes = new Uint8Array(Math.floor(highest / 8) + 1);
   for (const bit of bits) bytes[Math.floor(bit / 8)] = (bytes[Math.floor(bit / 8)] ?? 0) | (0x80 >> bit % 8);
   const unusedBits = 7 - (highest % 8);
-  return tlv(0x03, concat([Uint8Array.of(unusedBits), bytes]));
+  return tlv(0x03, concatBytes([Uint8Array.of(unusedBits), bytes]));
 }
 
 /** UTCTime for 1950–2049, GeneralizedTime otherwise, as RFC 5280 asks; whole seconds, UTC. */
