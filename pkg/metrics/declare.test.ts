@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { Registry, register as globalRegistry } from "prom-client";
-import { counter, gauge, histogram, talliedCounter } from "./declare.ts";
+import { counter, gauge, heldGauge, histogram, talliedCounter } from "./declare.ts";
 
 describe("metric declarations", () => {
   test("land on the given registry only, with their help and labels", async () => {
@@ -34,6 +34,18 @@ describe("metric declarations", () => {
     const text = await registry.metrics();
     expect(text).toContain('test_changes_total{type="add"} 3');
     expect(text).toContain('test_changes_total{type="delete"} 3');
+  });
+
+  test("a held gauge's series show their last value when read; one never set is not shown", async () => {
+    const registry = new Registry();
+    const queued = heldGauge(registry, "test_queued", "Queued, by queue.", ["queue"]);
+    const pods = queued({ queue: "pods" });
+    queued({ queue: "idle" });
+    pods.set(4);
+    pods.set(2);
+    expect(await registry.metrics()).toBe('# HELP test_queued Queued, by queue.\n# TYPE test_queued gauge\ntest_queued{queue="pods"} 2\n');
+    pods.set(0);
+    expect(await registry.metrics()).toContain('test_queued{queue="pods"} 0');
   });
 
   test("a histogram uses exactly the buckets given and leaves the caller's list unfrozen", async () => {

@@ -53,6 +53,39 @@ export function talliedCounter<Label extends string = never>(
   };
 }
 
+/** One series of a held gauge: setting it is setting a number. */
+export interface HeldValue {
+  set(value: number): void;
+}
+
+/**
+ * A gauge family for hot paths (an informer's every event), as talliedCounter is for counters:
+ * each series holds its last value and prom-client hears of it when the metrics are read. Take
+ * a series once per label set and keep it; a series never set is not reported.
+ */
+export function heldGauge<Label extends string = never>(
+  registry: Registry,
+  name: string,
+  help: string,
+  labelNames: readonly Label[] = [],
+): (labels: LabelValues<Label>) => HeldValue {
+  const series: { labels: LabelValues<Label>; value: number | undefined }[] = [];
+  new Gauge({
+    name,
+    help,
+    labelNames,
+    registers: [registry],
+    collect(this: Gauge<Label>) {
+      for (const one of series) if (one.value !== undefined) this.set(one.labels, one.value);
+    },
+  });
+  return (labels) => {
+    const one: { labels: LabelValues<Label>; value: number | undefined } = { labels, value: undefined };
+    series.push(one);
+    return { set: (value) => void (one.value = value) };
+  };
+}
+
 export function gauge<Label extends string = never>(
   registry: Registry,
   name: string,

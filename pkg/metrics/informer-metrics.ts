@@ -2,7 +2,7 @@
 // registry: the names, labels and buckets kube-controller-manager serves since 1.35.
 import type { Registry } from "prom-client";
 import type { Histogram, InformerIdentity, InformerMetricsProvider, SettableGauge } from "../informer/metrics.ts";
-import { gauge, histogram } from "./declare.ts";
+import { heldGauge, histogram } from "./declare.ts";
 
 const informerLabels = ["name", "group", "version", "resource"] as const;
 type InformerLabel = (typeof informerLabels)[number];
@@ -21,7 +21,7 @@ export class PrometheusInformerMetricsProvider implements InformerMetricsProvide
   readonly newStoreResourceVersionMetric: (id: InformerIdentity) => SettableGauge;
 
   constructor(registry: Registry) {
-    const queued = gauge(registry, "informer_queued_items", "Changes waiting in an informer's queue, by informer name and resource.", informerLabels);
+    const queued = heldGauge(registry, "informer_queued_items", "Changes waiting in an informer's queue, by informer name and resource.", informerLabels);
     const latency = histogram(
       registry,
       "informer_processing_latency_seconds",
@@ -29,9 +29,9 @@ export class PrometheusInformerMetricsProvider implements InformerMetricsProvide
       informerLabels,
       processingLatencyBuckets,
     );
-    const resourceVersion = gauge(registry, "informer_store_resource_version", "The resourceVersion of an informer's cache (its last 15 digits), by informer name and resource.", informerLabels);
-    this.newQueuedItemMetric = (id) => queued.labels(labelsOf(id));
+    const resourceVersion = heldGauge(registry, "informer_store_resource_version", "The resourceVersion of an informer's cache (its last 15 digits), by informer name and resource.", informerLabels);
+    this.newQueuedItemMetric = (id) => queued(labelsOf(id));
     this.newProcessingLatencyMetric = (id) => latency.labels(labelsOf(id));
-    this.newStoreResourceVersionMetric = (id) => resourceVersion.labels(labelsOf(id));
+    this.newStoreResourceVersionMetric = (id) => resourceVersion(labelsOf(id));
   }
 }

@@ -8,7 +8,7 @@ import type {
   SettableGaugeMetric,
   WorkqueueMetricsProvider,
 } from "../workqueue/metrics.ts";
-import { counter, gauge, histogram } from "./declare.ts";
+import { gauge, histogram, talliedCounter } from "./declare.ts";
 
 // component-base's ExponentialBuckets(10e-9, 10, 10): 1e-8 s … 10 s.
 const durationBuckets = exponentialBuckets(10e-9, 10, 10);
@@ -18,6 +18,15 @@ const queueLabel = ["name"] as const;
 type PerQueue<Metric> = (name: string) => Metric;
 function perQueue<Metric>(family: { labels(labels: { name: string }): Metric }): PerQueue<Metric> {
   return (name) => family.labels({ name });
+}
+
+/** A counter counted once per item added or retried: tallied, so no label hashing per item. */
+function countedPerQueue(registry: Registry, name: string, help: string): PerQueue<CounterMetric> {
+  const series = talliedCounter(registry, name, help, queueLabel);
+  return (queue) => {
+    const tally = series({ name: queue });
+    return { inc: () => tally.add() };
+  };
 }
 
 /** Registers the seven `workqueue_*` metrics on `registry`; create one per registry. */
@@ -32,7 +41,7 @@ export class PrometheusWorkqueueMetricsProvider implements WorkqueueMetricsProvi
 
   constructor(registry: Registry) {
     this.newDepthMetric = perQueue(gauge(registry, "workqueue_depth", "Items waiting in the queue, by queue name.", queueLabel));
-    this.newAddsMetric = perQueue(counter(registry, "workqueue_adds_total", "Items added to the queue, by queue name.", queueLabel));
+    this.newAddsMetric = countedPerQueue(registry, "workqueue_adds_total", "Items added to the queue, by queue name.");
     this.newLatencyMetric = perQueue(
       histogram(registry, "workqueue_queue_duration_seconds", "Seconds an item waited in the queue before a worker took it, by queue name.", queueLabel, durationBuckets),
     );
@@ -51,6 +60,6 @@ export class PrometheusWorkqueueMetricsProvider implements WorkqueueMetricsProvi
     this.newLongestRunningProcessorSecondsMetric = perQueue(
       gauge(registry, "workqueue_longest_running_processor_seconds", "Seconds the item processed longest so far has been in a worker's hands, by queue name.", queueLabel),
     );
-    this.newRetriesMetric = perQueue(counter(registry, "workqueue_retries_total", "Items put back to be retried later (delayed or rate-limited), by queue name.", queueLabel));
+    this.newRetriesMetric = countedPerQueue(registry, "workqueue_retries_total", "Items put back to be retried later (delayed or rate-limited), by queue name.");
   }
 }
