@@ -48,12 +48,12 @@ describe("GarbageHint", () => {
 
   test("a big relist waits for a full collection once it has come in, and again once the cache has taken it; a small one for neither", () => {
     const big = recorded();
-    big.hint.relistEnded(50_000);
-    big.hint.relistApplied(50_000);
+    big.hint.relistStepDone(50_000);
+    big.hint.relistStepDone(50_000);
     expect(big.asked).toEqual([true, true]);
     const small = recorded();
-    small.hint.relistEnded(1500);
-    small.hint.relistApplied(1500);
+    small.hint.relistStepDone(1500);
+    small.hint.relistStepDone(1500);
     expect(small.asked).toEqual([]);
   });
 });

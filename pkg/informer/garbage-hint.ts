@@ -63,16 +63,12 @@ export class GarbageHint {
     this.collect(false);
   }
 
-  /** A relist of `objects` has come in whole, before the cache takes it: a full collection for a big one. */
-  relistEnded(objects: number): void {
-    if (objects >= minimumObjectsPerFullCollection) this.collect(true);
-  }
-
   /**
-   * A relist of `objects` is in the cache and its handlers told: the list, its keys and its
-   * comparison with the cache are garbage all at once. A full collection now, for a big one.
+   * A relist of `objects` has reached a step that frees much at once: it has come in whole (its
+   * stream's last garbage), or it is in the cache with its handlers told (the list, its keys and
+   * its comparison with the cache). A full collection now, for a big one.
    */
-  relistApplied(objects: number): void {
+  relistStepDone(objects: number): void {
     if (objects >= minimumObjectsPerFullCollection) this.collect(true);
   }
 

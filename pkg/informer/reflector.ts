@@ -317,7 +317,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
         if (listResourceVersion === undefined) continue;
         ended();
         // The garbage of the stream's last objects goes before the store compares the list with the cache.
-        if (this.synced) this.garbage.relistEnded(initial.size);
+        if (this.synced) this.garbage.relistStepDone(initial.size);
         // Keyed as they came in: the store need not key 50,000 objects again.
         await this.replaceStore([...initial.values()], listResourceVersion, [...initial.keys()]);
         return batch.slice(seen);

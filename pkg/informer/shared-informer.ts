@@ -305,7 +305,7 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     const handle = (delta: Delta<T>, isInInitialList: boolean) => this.handleDelta(delta, isInInitialList);
     while (await this.queue.pop(handle, signal)) {
       // Here, not in replaceAll: nothing of the list is reachable from this frame any more.
-      if (this.appliedRelistSize > 0) this.garbage.relistApplied(this.appliedRelistSize);
+      if (this.appliedRelistSize > 0) this.garbage.relistStepDone(this.appliedRelistSize);
       this.appliedRelistSize = 0;
       if (slicer.due()) await slicer.yield();
     }
