@@ -96,9 +96,11 @@ describe("a relist read as protobuf", () => {
       const old = before[i]!;
       const unchanged = [...old.keys()].filter((name) => name !== "cm-1" && name !== "cm-2");
       for (const name of unchanged) expect(cache.getByKey(`${namespace}/${name}`), `${variant.name}: ${name}`).toBe(old.get(name)!);
-      // Skipped on the wire: the decoder found each unchanged item held.
+      // Skipped on the wire: the decoder found each unchanged item held. This also shows the
+      // relist happened (none was found held at the first sync). Whether the reflector counted
+      // it as an expiry relist depends on how the restart met its watch (410 Gone, or a
+      // failure that lists anew), so that counter is not what this test checks.
       expect(counted.held, variant.name).toBe(unchanged.length);
-      expect(informer.counters.relists, variant.name).toBeGreaterThanOrEqual(1);
       const changed = cache.getByKey(`${namespace}/cm-2`);
       expect(changed, variant.name).not.toBe(old.get("cm-2")!);
       expect(cache.getByKey(`${namespace}/cm-1`), variant.name).toBeUndefined();
