@@ -51,7 +51,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  if (kubeLoom) expect(await kubeLoom.stop()).toBe(0);
+  if (kubeLoom) await kubeLoom.stopCleanly();
   await controlPlane?.stop();
   if (auditDir) rmSync(auditDir, { recursive: true, force: true });
 }, 120_000);
@@ -158,7 +158,7 @@ describe("garbage collector as kube-controller-manager v1.37", () => {
   test("started while that resource cannot be listed, the collector starts its workers anyway once it waited 30 s for the monitors, as upstream", async () => {
     const ns = "broken-at-start";
     await ensureNamespace(client, ns);
-    expect(await kubeLoom.stop()).toBe(0);
+    await kubeLoom.stopCleanly();
     kubeLoom = await startGarbageCollector(controlPlane, binary, "gc-restarted");
     const owner = await createConfigMap(client, ns, "owner");
     await createConfigMap(client, ns, "dependent", { ownerReferences: [referenceTo(owner, { blockOwnerDeletion: true })] });

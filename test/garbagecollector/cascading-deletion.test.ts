@@ -31,7 +31,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  if (kubeLoom) expect(await kubeLoom.stop()).toBe(0);
+  if (kubeLoom) await kubeLoom.stopCleanly();
   await controlPlane?.stop();
 }, 120_000);
 
@@ -226,7 +226,7 @@ describe("garbage collector on a real API server", () => {
       await waitUntil(async () => disabled.logs().includes("garbage collector disabled by --enable-garbage-collector=false"), "the log line");
       expect((await fetch(`${disabled.url}/debug/controllers/garbagecollector/graph`)).status).toBe(404);
     } finally {
-      expect(await disabled.stop()).toBe(0);
+      await disabled.stopCleanly();
     }
   }, 120_000);
 });

@@ -46,7 +46,7 @@ describe("kube-loom single executable", () => {
       const response = await fetch(`${kubeLoom.url}/healthz`);
       expect(await response.text()).toBe("ok");
     } finally {
-      expect(await kubeLoom.stop()).toBe(0);
+      await kubeLoom.stopCleanly();
     }
   }, 120_000);
 
@@ -78,7 +78,7 @@ describe("kube-loom single executable", () => {
     try {
       await waitUntil(() => kubeLoom.logs().includes("caches synced"), `caches synced (log ${kubeLoom.logPath})`, 60_000);
     } finally {
-      expect(await kubeLoom.stop()).toBe(0);
+      await kubeLoom.stopCleanly();
     }
   }, 120_000);
 

@@ -209,7 +209,7 @@ describe("deploy/kubernetes", () => {
     try {
       await body(kubeLoom);
     } finally {
-      expect(await kubeLoom.stop()).toBe(0);
+      await kubeLoom.stopCleanly();
     }
   }
 

@@ -45,7 +45,7 @@ describe("network controller, default configuration (kube-loom binary)", () => {
       expect(kubeLoom.logs()).toContain("CustomResourceDefinition established; starting");
       await kubectlOk(controlPlane, ["delete", "network", "late", "-n", namespace, "--timeout=60s"]);
     } finally {
-      expect(await kubeLoom.stop()).toBe(0);
+      await kubeLoom.stopCleanly();
     }
   }, 240_000);
 });

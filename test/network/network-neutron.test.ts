@@ -153,7 +153,7 @@ describe("network controller with real Neutron (kube-loom binary)", () => {
       expect((await neutron.networks(`project_id=from-secret`)).map((n) => n.id)).toEqual([network.status?.networkID ?? ""]);
       await kubectlOk(controlPlane, ["delete", "network", "from-secret", "-n", namespace, "--timeout=60s"]);
     } finally {
-      expect(await fromSecret.stop()).toBe(0);
+      await fromSecret.stopCleanly();
     }
   }, 240_000);
 });

@@ -174,6 +174,15 @@ export class KubeLoomProcess {
     await stopDaemon(this.daemon, signal, 60_000);
     return this.daemon.exitCode ?? 128;
   }
+
+  /**
+   * Stops it with SIGTERM and fails, with the log's tail, unless it exits 0. In a test's `finally`
+   * this failure replaces the test's own, so the tail must say why it exited (e.g. at start-up).
+   */
+  async stopCleanly(): Promise<void> {
+    const code = await this.stop();
+    if (code !== 0) throw new Error(`kube-loom exited with ${code}, expected 0:\n${logTail(this.logPath)}`);
+  }
 }
 
 /** Whether the process says it leads (its leader_election_master_status gauge); false while it does not answer. */
