@@ -2,12 +2,13 @@ import { describe, expect, test } from "bun:test";
 import { FakeClock } from "../clock/fake-clock.ts";
 import { type GroupVersionResource, gvrString, resources } from "../kube/gvr.ts";
 import type { KubeObject } from "../kube/objects.ts";
+import type { ListerWatcherScope } from "../kube/dynamic-client.ts";
 import type { ListerWatcher } from "../kube/list-watch.ts";
 import { parseSelector, selectorFromLabelSelector } from "../labels/selector.ts";
 import { eventually } from "../../test/support/eventually.ts";
 import { FakeListerWatcher } from "../../test/support/fake-lister-watcher.ts";
 import { obj } from "../../test/support/objects.ts";
-import { type ListerWatcherRequest, SharedInformerFactory } from "./factory.ts";
+import { SharedInformerFactory } from "./factory.ts";
 import { Indexer } from "./indexer.ts";
 import type { InformerIdentity } from "./metrics.ts";
 import { namespaceIndex, namespaceIndexName } from "./index-funcs.ts";
@@ -17,7 +18,7 @@ const widgets: GroupVersionResource = { group: "example.com", version: "v1alpha1
 
 function setup(lwFor?: (gvr: GroupVersionResource) => ListerWatcher) {
   const clock = new FakeClock();
-  const requests: { gvr: GroupVersionResource; request: ListerWatcherRequest }[] = [];
+  const requests: { gvr: GroupVersionResource; request: ListerWatcherScope }[] = [];
   const factory = new SharedInformerFactory({
     listerWatcherFor: (gvr, request) => {
       requests.push({ gvr, request });
@@ -79,7 +80,7 @@ describe("SharedInformerFactory", () => {
   });
 
   test("the factory's namespace and tweakListOptions apply to every informer", () => {
-    const requests: ListerWatcherRequest[] = [];
+    const requests: ListerWatcherScope[] = [];
     const factory = new SharedInformerFactory({
       listerWatcherFor: (_gvr, request) => {
         requests.push(request);

@@ -1,14 +1,13 @@
 // One informer per collection view, shared by every controller that asks for it
 // (client-go's SharedInformerFactory, dynamic and typed in one).
 import { type Clock, realClock } from "../clock/clock.ts";
-import type { PartialObjectMetadata } from "../kube/dynamic-client.ts";
+import type { ListerWatcherScope, PartialObjectMetadata } from "../kube/dynamic-client.ts";
 import { type GroupVersionResource, gvrString } from "../kube/gvr.ts";
-import type { HeldVersion, ListerWatcher } from "../kube/list-watch.ts";
+import type { ListerWatcher } from "../kube/list-watch.ts";
 import type { KubeObject } from "../kube/objects.ts";
 import { type Logger, silentLogger } from "../log/logger.ts";
 import { CacheDemand, type CacheRead } from "./cache-demand.ts";
 import { DeferredListerWatcher } from "./deferred-lister-watcher.ts";
-import type { FieldTree } from "../kube/field-tree.ts";
 import { checkFieldPaths, type FieldPath } from "./field-projection.ts";
 import { heldVersionsWhileFilled } from "./held-versions.ts";
 import { type InformerMetrics, type InformerMetricsProvider, informerMetricsFor } from "./metrics.ts";
@@ -28,22 +27,9 @@ export interface InformerScope {
   fieldSelector?: string | undefined;
 }
 
-/** What `listerWatcherFor` is asked for: the scope, resolved, and whether only metadata is wanted. */
-export interface ListerWatcherRequest {
-  namespace?: string;
-  labelSelector?: string;
-  fieldSelector?: string;
-  /** List and watch PartialObjectMetadata instead of full objects. */
-  metadataOnly: boolean;
-  /** What the informer keeps of each object once it started (undefined: all of it), for a decoder that can build just that. */
-  keptFields?: () => FieldTree | undefined;
-  /** The versions its cache holds (undefined while empty), for a decoder that can skip them in a relist. */
-  heldVersions?: () => HeldVersion | undefined;
-}
-
 export interface SharedInformerFactoryOptions {
   /** Builds the ListerWatcher of one informer; it must apply the namespace and selectors it is given. */
-  listerWatcherFor(gvr: GroupVersionResource, request: ListerWatcherRequest): ListerWatcher;
+  listerWatcherFor(gvr: GroupVersionResource, request: ListerWatcherScope): ListerWatcher;
   /** Resync period of handlers added without one; 0: none. */
   defaultResyncMs: number;
   clock?: Clock;
@@ -107,7 +93,7 @@ export interface CacheSyncResult {
 
 interface Entry {
   gvr: GroupVersionResource;
-  request: ListerWatcherRequest;
+  request: ListerWatcherScope;
   description: string;
   shared: ResourceInformer<KubeObject>;
   /** What its readers read; fixed when it starts. */
@@ -250,7 +236,7 @@ export class SharedInformerFactory {
   }
 
   /** The entry under `key`, created on first request; `read` is what this reader reads of it. */
-  private shared<T extends KubeObject>(gvr: GroupVersionResource, request: ListerWatcherRequest, key: string, qualifier: string, read: CacheRead): ResourceInformer<T> {
+  private shared<T extends KubeObject>(gvr: GroupVersionResource, request: ListerWatcherScope, key: string, qualifier: string, read: CacheRead): ResourceInformer<T> {
     // A bad path fails before anything is created.
     if (read.kind === "fields") checkFieldPaths(read.fields);
     const entry = this.entries.get(key) ?? this.created(gvr, request, key, qualifier);
@@ -260,7 +246,7 @@ export class SharedInformerFactory {
     return asObjectsOf<T>(entry.shared);
   }
 
-  private created(gvr: GroupVersionResource, request: ListerWatcherRequest, key: string, qualifier: string): Entry {
+  private created(gvr: GroupVersionResource, request: ListerWatcherScope, key: string, qualifier: string): Entry {
     const description = describe(gvr, request, qualifier);
     const metrics = this.reserveMetrics(gvr);
     const demand = new CacheDemand(description, "kind" in gvr && typeof gvr.kind === "string" ? gvr.kind : gvr.resource);
@@ -301,7 +287,7 @@ export class SharedInformerFactory {
    * scope is looked up then). A lookup that fails leaves the informer whole: more memory, never
    * a namespace missing.
    */
-  private shardPlanOption(gvr: GroupVersionResource, request: ListerWatcherRequest, source: ListerWatcher, description: string): Pick<SharedIndexInformerOptions<KubeObject>, "shardPlan"> {
+  private shardPlanOption(gvr: GroupVersionResource, request: ListerWatcherScope, source: ListerWatcher, description: string): Pick<SharedIndexInformerOptions<KubeObject>, "shardPlan"> {
     const sharding = this.options.sharding;
     if (!sharding || request.namespace) return {};
     const shardPlan = async (signal: AbortSignal): Promise<ShardPlan | undefined> => {
@@ -340,7 +326,7 @@ export class SharedInformerFactory {
     return { metrics: informerMetricsFor(configured.provider, { name: configured.name, resource: gvr }), resource };
   }
 
-  private requestFor(scope: InformerScope, metadataOnly: boolean): ListerWatcherRequest {
+  private requestFor(scope: InformerScope, metadataOnly: boolean): ListerWatcherScope {
     const selectors = this.options.tweakListOptions
       ? this.options.tweakListOptions({ labelSelector: scope.labelSelector, fieldSelector: scope.fieldSelector })
       : scope;
@@ -353,13 +339,13 @@ export class SharedInformerFactory {
     };
   }
 
-  private keyOf(gvr: GroupVersionResource, request: ListerWatcherRequest): string {
+  private keyOf(gvr: GroupVersionResource, request: ListerWatcherScope): string {
     return JSON.stringify([gvr.group, gvr.version, gvr.resource, request.namespace, request.labelSelector, request.fieldSelector, request.metadataOnly]);
   }
 }
 
 /** "pods.v1", or "pods.v1{namespace=a,labelSelector=b,metadataOnly}" for a narrower view or another informer of the same one. */
-function describe(gvr: GroupVersionResource, request: ListerWatcherRequest, qualifier: string): string {
+function describe(gvr: GroupVersionResource, request: ListerWatcherScope, qualifier: string): string {
   const qualifiers = [
     request.namespace ? `namespace=${request.namespace}` : "",
     request.labelSelector ? `labelSelector=${request.labelSelector}` : "",
