@@ -1,5 +1,5 @@
 // What a running process costs, read from /proc: resident memory and CPU time (user + system).
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 
 /** Resident set size in MiB. */
 export function residentMiB(pid: number): number {
@@ -44,6 +44,36 @@ export function cpuSeconds(pid: number): number {
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   const ticks = Number(fields[11]) + Number(fields[12]);
   return ticks / clockTicksPerSecond;
+}
+
+/**
+ * CPU seconds used so far by each kind of thread of a Bun process, from the scheduler's nanosecond
+ * run times (/proc/<pid>/task/<tid>/schedstat; the stat file's 10 ms ticks are too coarse for an
+ * idle minute). A thread that has exited (the JIT's come and go) no longer counts.
+ */
+export function threadCpuSeconds(pid: number): Record<ThreadKind, number> {
+  const byKind: Record<ThreadKind, number> = { javascript: 0, httpClient: 0, jit: 0, allocator: 0, other: 0 };
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim();
+      const runNs = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+      byKind[tid === String(pid) ? "javascript" : threadKind(name)] += runNs / 1e9;
+    } catch {
+      // The thread exited between the listing and the read.
+    }
+  }
+  return byKind;
+}
+
+/** The threads of a Bun process, by what they do. */
+export type ThreadKind = "javascript" | "httpClient" | "jit" | "allocator" | "other";
+
+function threadKind(name: string): ThreadKind {
+  if (name === "HTTP Client") return "httpClient";
+  if (name.startsWith("JIT")) return "jit";
+  // mimalloc's background thread, returning freed pages to the kernel.
+  if (name === "mi-scavenger") return "allocator";
+  return "other";
 }
 
 /**

@@ -2,7 +2,10 @@
 // one (the fixed part), or one kept by cluster-scale.ts (--state-dir). Each configuration starts
 // fresh processes, lets them sync and settle, then samples RSS and CPU over the idle window; then
 // each process collects its garbage fully and reports its JSC heap (ring-idle/heap-report.ts), so
-// that live data can be told from pages the allocators keep. Configurations, one after another:
+// that live data can be told from pages the allocators keep. The idle CPU is also split by thread
+// (JavaScript, Bun's HTTP client, JIT compilers, mimalloc's scavenger), and the connections each
+// process opened in the window are counted (a pool that drops idle ones would pay a TLS handshake
+// per renewal). Configurations, one after another:
 //   singleton             --leader-elect=false, as cluster-scale.ts runs kube-loom
 //   singleton-elected     --leader-elect=true: one Lease renewed every retry period, as deployed
 //   ring                  3 replicas started together (--shard-ring)
@@ -24,7 +27,7 @@ import { ShardRingView } from "./cluster-scale/shard-ring-view.ts";
 import { describeMachine } from "./machine.ts";
 import type { PeerProcess } from "./peer-processes.ts";
 import { printTable } from "./print-table.ts";
-import { cpuSeconds, residentMiB } from "./process-usage.ts";
+import { cpuSeconds, residentMiB, type ThreadKind, threadCpuSeconds } from "./process-usage.ts";
 import { type HeapReport, heapReportPath } from "./ring-idle/heap-report.ts";
 import { ratio } from "./statistics.ts";
 
@@ -68,6 +71,10 @@ interface Row {
   replica: number;
   idleRss: number;
   idleCpu: number;
+  /** CPU s/min in the idle window by kind of thread. */
+  threads: Record<ThreadKind, number>;
+  /** Connections to kube-apiserver opened during the idle window. */
+  connectionsOpened: number;
   heap: HeapReport | undefined;
 }
 
@@ -103,6 +110,8 @@ async function measure(config: ConfigName): Promise<Row[]> {
     await Promise.all(running.map((replica) => replica.settle(10_000, 120_000)));
     progress(`${config}: settled; idle for ${idleSeconds} s`);
     const cpuBefore = running.map((replica) => cpuSeconds(replica.pid));
+    const threadsBefore = running.map((replica) => threadCpuSeconds(replica.pid));
+    const connectionsBefore = running.map((replica) => replica.connectionsOpened);
     const peaks = running.map((replica) => residentMiB(replica.pid));
     const end = performance.now() + idleSeconds * 1000;
     while (performance.now() < end) {
@@ -110,11 +119,27 @@ async function measure(config: ConfigName): Promise<Row[]> {
       running.forEach((replica, i) => (peaks[i] = Math.max(peaks[i] ?? 0, residentMiB(replica.pid))));
     }
     const cpu = running.map((replica, i) => ((cpuSeconds(replica.pid) - (cpuBefore[i] ?? 0)) / idleSeconds) * 60);
+    const threads = running.map((replica, i) => perMinute(threadsBefore[i], threadCpuSeconds(replica.pid)));
+    const connections = running.map((replica, i) => replica.connectionsOpened - (connectionsBefore[i] ?? 0));
     const heaps = await Promise.all(running.map((replica) => heapReport(replica.pid)));
-    return running.map((_, i) => ({ config, replica: i + 1, idleRss: peaks[i] ?? Number.NaN, idleCpu: cpu[i] ?? Number.NaN, heap: heaps[i] }));
+    return running.map((_, i) => ({
+      config,
+      replica: i + 1,
+      idleRss: peaks[i] ?? Number.NaN,
+      idleCpu: cpu[i] ?? Number.NaN,
+      threads: threads[i] ?? perMinute(undefined, undefined),
+      connectionsOpened: connections[i] ?? Number.NaN,
+      heap: heaps[i],
+    }));
   } finally {
     await Promise.all(running.map((replica) => replica.stop()));
   }
+}
+
+/** CPU s/min by kind of thread between two readings `idleSeconds` apart. */
+function perMinute(before: Record<ThreadKind, number> | undefined, after: Record<ThreadKind, number> | undefined): Record<ThreadKind, number> {
+  const rate = (kind: ThreadKind) => (before && after ? ((after[kind] - before[kind]) / idleSeconds) * 60 : Number.NaN);
+  return { javascript: rate("javascript"), httpClient: rate("httpClient"), jit: rate("jit"), allocator: rate("allocator"), other: rate("other") };
 }
 
 async function heapReport(pid: number): Promise<HeapReport | undefined> {
@@ -134,13 +159,14 @@ function printRows(all: readonly Row[]): void {
   const mib = (value: number | undefined) => (value === undefined ? "" : value.toFixed(1));
   console.log(`ring-idle: ${values["state-dir"] ? `the cluster kept in ${values["state-dir"]}` : "an empty cluster"}; idle window ${idleSeconds} s; MiB; ratios against the singleton (--leader-elect=false)`);
   console.log(describeMachine());
+  const replicaLabel = (row: Row) => (configs[row.config].joiner && row.replica === configs[row.config].replicas + 1 ? `${row.replica} (joined)` : String(row.replica));
   printTable([
     ["configuration", "replica", "idle RSS", "/ singleton", "idle CPU s/min", "/ singleton", "after full GC: RSS", "anonymous", "file-backed", "JSC heap live", "heap capacity", "outside heap"],
     ...all.map((row) => {
       const heap = row.heap;
       return [
         row.config,
-        configs[row.config].joiner && row.replica === configs[row.config].replicas + 1 ? `${row.replica} (joined)` : String(row.replica),
+        replicaLabel(row),
         mib(row.idleRss),
         ratio(row.idleRss, reference?.idleRss),
         row.idleCpu.toFixed(2),
@@ -153,6 +179,12 @@ function printRows(all: readonly Row[]): void {
         mib(heap?.heapExtra),
       ];
     }),
+  ]);
+  console.log("\nThe idle CPU by thread (CPU s/min, from schedstat; JIT threads that exited in the window are missing), and the connections opened in the window:");
+  const rate = (value: number) => value.toFixed(3);
+  printTable([
+    ["configuration", "replica", "JavaScript", "HTTP client", "JIT", "mi-scavenger", "other", "connections opened"],
+    ...all.map((row) => [row.config, replicaLabel(row), rate(row.threads.javascript), rate(row.threads.httpClient), rate(row.threads.jit), rate(row.threads.allocator), rate(row.threads.other), String(row.connectionsOpened)]),
   ]);
 }
 

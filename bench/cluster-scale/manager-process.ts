@@ -40,6 +40,11 @@ export class ManagerProcess {
     return this.proxy.bytesToClients;
   }
 
+  /** Connections this process has opened to kube-apiserver since exec. */
+  get connectionsOpened(): number {
+    return this.proxy.acceptedConnections;
+  }
+
   /** What this process has logged so far. */
   logs(): string {
     return readFileSync(this.logPath).subarray(this.logOffset).toString("utf8");

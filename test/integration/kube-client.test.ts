@@ -7,7 +7,9 @@ import { loadClientConfig, ClientConfigError } from "../../pkg/kube/client-confi
 import { createKubeClient } from "../../pkg/kube/client.ts";
 import { ApiError } from "../../pkg/kube/errors.ts";
 import { resources } from "../../pkg/kube/gvr.ts";
+import { KubeLeaseLock } from "../../pkg/leaderelection/lease-lock.ts";
 import { ControlPlane } from "../controlplane/control-plane.ts";
+import { TcpProxy } from "../support/tcp-proxy.ts";
 import { prepareClientFixture } from "./client-fixture.ts";
 import {
   type ClientFixture,
@@ -110,6 +112,30 @@ describe("kube client on Bun against a real API server", () => {
     expect(list.items[0]).not.toHaveProperty("spec");
     expect(list.items[0]?.metadata?.uid).toBeString();
   });
+
+  // An idle replica renews a Lease every retry period (2 s; 10 s when slowed down): if the pool
+  // dropped its connection between renewals, each would pay for a TCP and TLS handshake, and a
+  // burst of creates for one per request in flight. One connection, opened once, carries all.
+  test("Lease renewals spaced beyond a retry period and a burst of parallel creates reuse the first connection", async () => {
+    const url = new URL(controlPlane.server);
+    const proxy = await TcpProxy.start(url.hostname, Number(url.port));
+    try {
+      const kubeconfig = controlPlane.writeKubeconfig({ server: `https://127.0.0.1:${proxy.port}`, path: join(controlPlane.dir, "connection-reuse.kubeconfig") });
+      const client = await createKubeClient(loadClientConfig({ kubeconfig }), { qps: 0, burst: 0, timeoutMs: 10_000 });
+      const lock = new KubeLeaseLock({ client, qps: 5, burst: 10, namespace: fixture.namespace, name: "connection-reuse", identity: "probe", renewDeadlineMs: 10_000 });
+      const record = { holderIdentity: "probe", leaseDurationSeconds: 15, acquireTime: Date.now(), renewTime: Date.now(), leaseTransitions: 0 };
+      await lock.create(record);
+      for (const gapMs of [2_500, 2_500, 12_000]) {
+        await Bun.sleep(gapMs);
+        await lock.update({ ...record, renewTime: Date.now() });
+      }
+      const configMaps = client.dynamic.resource(resources.configMaps, fixture.namespace);
+      await Promise.all(Array.from({ length: 32 }, (_, i) => configMaps.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: `connection-reuse-${i}` } })));
+      expect(proxy.acceptedConnections).toBe(1);
+    } finally {
+      await proxy.stop();
+    }
+  }, 60_000);
 
   test("a missing kubeconfig is a clear error naming the path", () => {
     expect(() => loadClientConfig({ kubeconfig: "/nonexistent/kubeconfig" })).toThrow(ClientConfigError);

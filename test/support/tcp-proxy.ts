@@ -19,6 +19,7 @@ export class TcpProxy {
   /** Bytes per second allowed from the server to clients; undefined = unlimited. */
   #downstreamRate: number | undefined;
   #bytesToClients = 0;
+  #accepted = 0;
 
   private constructor(
     private readonly server: Server,
@@ -46,6 +47,11 @@ export class TcpProxy {
   /** Limits what flows from the server to clients to `bytesPerSecond` (undefined: no limit), like a slow link. */
   throttle(bytesPerSecond: number | undefined): void {
     this.#downstreamRate = bytesPerSecond;
+  }
+
+  /** Connections accepted so far, closed ones included: how often a client had to connect. */
+  get acceptedConnections(): number {
+    return this.#accepted;
   }
 
   /** Connections currently open through the proxy (including ones held by a blackhole). */
@@ -104,6 +110,7 @@ export class TcpProxy {
 
   #accept(client: Socket): void {
     const connection: ProxiedConnection = { client, upstream: undefined };
+    this.#accepted++;
     this.#connections.add(connection);
     client.on("error", () => this.#close(connection));
     client.on("close", () => this.#close(connection));
