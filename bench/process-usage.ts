@@ -47,21 +47,34 @@ export function cpuSeconds(pid: number): number {
 }
 
 /**
- * CPU seconds used so far by each kind of thread of a Bun process, from the scheduler's nanosecond
- * run times (/proc/<pid>/task/<tid>/schedstat; the stat file's 10 ms ticks are too coarse for an
- * idle minute). A thread that has exited (the JIT's come and go) no longer counts.
+ * CPU seconds each thread of a Bun process has used so far, by thread id, from the scheduler's
+ * nanosecond run times (/proc/<pid>/task/<tid>/schedstat; the stat file's 10 ms ticks are too
+ * coarse for an idle minute).
  */
-export function threadCpuSeconds(pid: number): Record<ThreadKind, number> {
-  const byKind: Record<ThreadKind, number> = { javascript: 0, httpClient: 0, jit: 0, allocator: 0, other: 0 };
+export function threadCpuSeconds(pid: number): Map<string, { kind: ThreadKind; seconds: number }> {
+  const threads = new Map<string, { kind: ThreadKind; seconds: number }>();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
       const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim();
       const runNs = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
-      byKind[tid === String(pid) ? "javascript" : threadKind(name)] += runNs / 1e9;
+      threads.set(tid, { kind: tid === String(pid) ? "javascript" : threadKind(name), seconds: runNs / 1e9 });
     } catch {
       // The thread exited between the listing and the read.
     }
   }
+  return threads;
+}
+
+/**
+ * CPU seconds by kind of thread between two readings of threadCpuSeconds. A thread that exited in
+ * between is missing (its time since the first reading is lost); one started since counts whole.
+ */
+export function threadCpuBetween(
+  before: Map<string, { kind: ThreadKind; seconds: number }>,
+  after: Map<string, { kind: ThreadKind; seconds: number }>,
+): Record<ThreadKind, number> {
+  const byKind: Record<ThreadKind, number> = { javascript: 0, httpClient: 0, jit: 0, allocator: 0, other: 0 };
+  for (const [tid, { kind, seconds }] of after) byKind[kind] += seconds - (before.get(tid)?.seconds ?? 0);
   return byKind;
 }
 

@@ -27,7 +27,7 @@ import { ShardRingView } from "./cluster-scale/shard-ring-view.ts";
 import { describeMachine } from "./machine.ts";
 import type { PeerProcess } from "./peer-processes.ts";
 import { printTable } from "./print-table.ts";
-import { cpuSeconds, residentMiB, type ThreadKind, threadCpuSeconds } from "./process-usage.ts";
+import { cpuSeconds, residentMiB, type ThreadKind, threadCpuBetween, threadCpuSeconds } from "./process-usage.ts";
 import { type HeapReport, heapReportPath } from "./ring-idle/heap-report.ts";
 import { ratio } from "./statistics.ts";
 
@@ -119,7 +119,7 @@ async function measure(config: ConfigName): Promise<Row[]> {
       running.forEach((replica, i) => (peaks[i] = Math.max(peaks[i] ?? 0, residentMiB(replica.pid))));
     }
     const cpu = running.map((replica, i) => ((cpuSeconds(replica.pid) - (cpuBefore[i] ?? 0)) / idleSeconds) * 60);
-    const threads = running.map((replica, i) => perMinute(threadsBefore[i], threadCpuSeconds(replica.pid)));
+    const threads = running.map((replica, i) => perMinute(threadCpuBetween(threadsBefore[i] ?? new Map(), threadCpuSeconds(replica.pid))));
     const connections = running.map((replica, i) => replica.connectionsOpened - (connectionsBefore[i] ?? 0));
     const heaps = await Promise.all(running.map((replica) => heapReport(replica.pid)));
     return running.map((_, i) => ({
@@ -127,7 +127,7 @@ async function measure(config: ConfigName): Promise<Row[]> {
       replica: i + 1,
       idleRss: peaks[i] ?? Number.NaN,
       idleCpu: cpu[i] ?? Number.NaN,
-      threads: threads[i] ?? perMinute(undefined, undefined),
+      threads: threads[i] ?? perMinute(undefined),
       connectionsOpened: connections[i] ?? Number.NaN,
       heap: heaps[i],
     }));
@@ -136,9 +136,9 @@ async function measure(config: ConfigName): Promise<Row[]> {
   }
 }
 
-/** CPU s/min by kind of thread between two readings `idleSeconds` apart. */
-function perMinute(before: Record<ThreadKind, number> | undefined, after: Record<ThreadKind, number> | undefined): Record<ThreadKind, number> {
-  const rate = (kind: ThreadKind) => (before && after ? ((after[kind] - before[kind]) / idleSeconds) * 60 : Number.NaN);
+/** CPU seconds by kind of thread over the idle window, per minute. */
+function perMinute(seconds: Record<ThreadKind, number> | undefined): Record<ThreadKind, number> {
+  const rate = (kind: ThreadKind) => (seconds ? (seconds[kind] / idleSeconds) * 60 : Number.NaN);
   return { javascript: rate("javascript"), httpClient: rate("httpClient"), jit: rate("jit"), allocator: rate("allocator"), other: rate("other") };
 }
 
@@ -180,7 +180,7 @@ function printRows(all: readonly Row[]): void {
       ];
     }),
   ]);
-  console.log("\nThe idle CPU by thread (CPU s/min, from schedstat; JIT threads that exited in the window are missing), and the connections opened in the window:");
+  console.log("\nThe idle CPU by thread (CPU s/min, from schedstat; a thread that exited in the window is missing), and the connections opened in the window:");
   const rate = (value: number) => value.toFixed(3);
   printTable([
     ["configuration", "replica", "JavaScript", "HTTP client", "JIT", "mi-scavenger", "other", "connections opened"],
