@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { Registry, register as globalRegistry } from "prom-client";
-import { counter, gauge, heldGauge, histogram, talliedCounter } from "./declare.ts";
+import { counter, gauge, heldGauge, histogram, talliedCounter, talliedHistogram } from "./declare.ts";
 
 describe("metric declarations", () => {
   test("land on the given registry only, with their help and labels", async () => {
@@ -55,5 +55,34 @@ describe("metric declarations", () => {
     const text = await registry.metrics();
     expect(text.match(/le="[^"]+"/g)).toEqual(['le="0.1"', 'le="1"', 'le="+Inf"']);
     expect(Object.isFrozen(buckets)).toBe(false);
+  });
+
+  test("a tallied histogram reads exactly as prom-client's Histogram fed the same values", async () => {
+    const buckets = [0.005, 0.025, 0.1, 1];
+    const values = [0.001, 0.005, 0.02, 0.3, 7, 0.1, 0.0049];
+    const reference = new Registry();
+    const real = histogram(reference, "test_request_seconds", "Requests, by verb.", ["verb", "host"], buckets);
+    const registry = new Registry();
+    const tallied = talliedHistogram(registry, "test_request_seconds", "Requests, by verb.", ["verb", "host"], buckets);
+    // prom-client lists series in the order of their first observation, a tallied histogram in the order they were taken.
+    const puts = tallied({ verb: "PUT", host: "a" });
+    const gets = tallied({ verb: "GET", host: "a" });
+    tallied({ verb: "DELETE", host: "a" });
+    expect(tallied({ verb: "GET", host: "a" })).toBe(gets);
+    values.forEach((value, i) => {
+      const verb = i % 3 === 0 ? "PUT" : "GET";
+      real.observe({ verb, host: "a" }, value);
+      (verb === "PUT" ? puts : gets).observe(value);
+    });
+    expect(await registry.metrics()).toBe(await reference.metrics());
+    expect(await registry.metrics()).not.toContain("DELETE");
+    // Read as objects (get()), the same lines with their labels in one object; prom-client adds an empty exemplar to each.
+    const withoutExemplars = (families: { values: object[] }[]): unknown[] =>
+      families.map((f) => ({ ...f, values: f.values.map(({ exemplar: _, ...line }: { exemplar?: unknown }) => line) }));
+    const read: unknown[] = await registry.getMetricsAsJSON();
+    expect(read).toEqual(withoutExemplars(await reference.getMetricsAsJSON()));
+    registry.resetMetrics();
+    reference.resetMetrics();
+    expect(await registry.metrics()).toBe(await reference.metrics());
   });
 });

@@ -106,6 +106,89 @@ export function gauge<Label extends string = never>(
   });
 }
 
+/** One series of a tallied histogram: observing a value is adding to a bucket count and a sum. */
+export interface Observations {
+  observe(value: number): void;
+}
+
+/** One line of a histogram as prom-client's Histogram hands it to the registry: a bucket's `le` apart from the series' labels. */
+interface ScrapedValue {
+  labels: { le?: number | string };
+  sharedLabels: object;
+  value: number;
+  metricName: string;
+}
+
+/**
+ * A histogram family for hot paths (every request, every informer event), as talliedCounter is
+ * for counters: prom-client's Histogram validates and hashes the labels on every observation,
+ * 16 % of an idle elected replica's JavaScript (bench/README.md, issue 27). Here each series keeps
+ * its bucket counts, sum and count as numbers, and the registry reads them, in the exposition
+ * prom-client's Histogram gives, when the metrics are scraped. Take a series once per label set
+ * and keep it (taking one again finds the same series, at the cost of a lookup); a series never
+ * observed is not reported, as with prom-client.
+ */
+export function talliedHistogram<Label extends string>(
+  registry: Registry,
+  name: string,
+  help: string,
+  labelNames: readonly Label[],
+  buckets: readonly number[],
+): (labels: LabelValues<Label>) => Observations {
+  const bounds = [...buckets].sort((a, b) => a - b);
+  const series: { labels: LabelValues<Label>; perBucket: number[]; sum: number; count: number }[] = [];
+  const byLabels = new Map<string, Observations>();
+  const scrape = (): ScrapedValue[] =>
+    series.flatMap(({ labels, perBucket, sum, count }) => {
+      if (count === 0) return [];
+      let cumulative = 0;
+      return [
+        ...bounds.map((le, i) => ({ labels: { le }, sharedLabels: labels, value: (cumulative += perBucket[i] ?? 0), metricName: `${name}_bucket` })),
+        { labels: { le: "+Inf" }, sharedLabels: labels, value: count, metricName: `${name}_bucket` },
+        { labels: {}, sharedLabels: labels, value: sum, metricName: `${name}_sum` },
+        { labels: {}, sharedLabels: labels, value: count, metricName: `${name}_count` },
+      ];
+    });
+  const family = (values: readonly object[]) => ({ name, help, type: "histogram", aggregator: "sum", values });
+  const metric = {
+    name,
+    help,
+    type: "histogram",
+    aggregator: "sum",
+    // What the registry reads for the exposition, and, as prom-client's get() gives it, with each line's labels in one object.
+    getForPromString: async () => family(scrape()),
+    get: async () => family(scrape().map(({ labels, sharedLabels, value, metricName }) => ({ labels: { ...sharedLabels, ...labels }, value, metricName }))),
+    reset: () => {
+      for (const one of series) {
+        one.perBucket.fill(0);
+        one.sum = 0;
+        one.count = 0;
+      }
+    },
+  };
+  // The registry reads any metric through these; its type names only prom-client's own classes.
+  registry.registerMetric(metric as unknown as Histogram<Label>);
+  return (labels) => {
+    const key = JSON.stringify(labelNames.map((label) => labels[label]));
+    const known = byLabels.get(key);
+    if (known) return known;
+    const one = { labels, perBucket: bounds.map(() => 0), sum: 0, count: 0 };
+    const observations: Observations = {
+      observe: (value) => {
+        // prom-client throws on these; one would make the sum NaN for good.
+        if (!Number.isFinite(value)) return;
+        const bucket = bounds.findIndex((bound) => value <= bound);
+        if (bucket >= 0) one.perBucket[bucket]!++;
+        one.sum += value;
+        one.count++;
+      },
+    };
+    series.push(one);
+    byLabels.set(key, observations);
+    return observations;
+  };
+}
+
 /** Buckets are required: prom-client's defaults suit no metric of ours. */
 export function histogram<Label extends string>(
   registry: Registry,

@@ -2,7 +2,7 @@
 // registry: the names, labels and buckets kube-controller-manager serves since 1.35.
 import type { Registry } from "prom-client";
 import type { Histogram, InformerIdentity, InformerMetricsProvider, SettableGauge } from "../informer/metrics.ts";
-import { heldGauge, histogram } from "./declare.ts";
+import { heldGauge, talliedHistogram } from "./declare.ts";
 
 const informerLabels = ["name", "group", "version", "resource"] as const;
 type InformerLabel = (typeof informerLabels)[number];
@@ -22,7 +22,7 @@ export class PrometheusInformerMetricsProvider implements InformerMetricsProvide
 
   constructor(registry: Registry) {
     const queued = heldGauge(registry, "informer_queued_items", "Changes waiting in an informer's queue, by informer name and resource.", informerLabels);
-    const latency = histogram(
+    const latency = talliedHistogram(
       registry,
       "informer_processing_latency_seconds",
       "Seconds an informer spent on one change taken from its queue (updating its cache, telling its handlers), by informer name and resource.",
@@ -31,7 +31,7 @@ export class PrometheusInformerMetricsProvider implements InformerMetricsProvide
     );
     const resourceVersion = heldGauge(registry, "informer_store_resource_version", "The resourceVersion of an informer's cache (its last 15 digits), by informer name and resource.", informerLabels);
     this.newQueuedItemMetric = (id) => queued(labelsOf(id));
-    this.newProcessingLatencyMetric = (id) => latency.labels(labelsOf(id));
+    this.newProcessingLatencyMetric = (id) => latency(labelsOf(id));
     this.newStoreResourceVersionMetric = (id) => resourceVersion(labelsOf(id));
   }
 }

@@ -8,7 +8,7 @@ import type {
   SettableGaugeMetric,
   WorkqueueMetricsProvider,
 } from "../workqueue/metrics.ts";
-import { gauge, histogram, talliedCounter } from "./declare.ts";
+import { gauge, talliedCounter, talliedHistogram } from "./declare.ts";
 
 // component-base's ExponentialBuckets(10e-9, 10, 10): 1e-8 s … 10 s.
 const durationBuckets = exponentialBuckets(10e-9, 10, 10);
@@ -42,12 +42,11 @@ export class PrometheusWorkqueueMetricsProvider implements WorkqueueMetricsProvi
   constructor(registry: Registry) {
     this.newDepthMetric = perQueue(gauge(registry, "workqueue_depth", "Items waiting in the queue, by queue name.", queueLabel));
     this.newAddsMetric = countedPerQueue(registry, "workqueue_adds_total", "Items added to the queue, by queue name.");
-    this.newLatencyMetric = perQueue(
-      histogram(registry, "workqueue_queue_duration_seconds", "Seconds an item waited in the queue before a worker took it, by queue name.", queueLabel, durationBuckets),
-    );
-    this.newWorkDurationMetric = perQueue(
-      histogram(registry, "workqueue_work_duration_seconds", "Seconds a worker spent on an item, from taking it to marking it done, by queue name.", queueLabel, durationBuckets),
-    );
+    // Observed per item taken and per item done: tallied, so no label hashing per item.
+    const queueDuration = talliedHistogram(registry, "workqueue_queue_duration_seconds", "Seconds an item waited in the queue before a worker took it, by queue name.", queueLabel, durationBuckets);
+    this.newLatencyMetric = (queue) => queueDuration({ name: queue });
+    const workDuration = talliedHistogram(registry, "workqueue_work_duration_seconds", "Seconds a worker spent on an item, from taking it to marking it done, by queue name.", queueLabel, durationBuckets);
+    this.newWorkDurationMetric = (queue) => workDuration({ name: queue });
     this.newUnfinishedWorkSecondsMetric = perQueue(
       gauge(
         registry,
