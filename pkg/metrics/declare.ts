@@ -136,10 +136,10 @@ export function talliedHistogram<Label extends string>(
   buckets: readonly number[],
 ): (labels: LabelValues<Label>) => Observations {
   const bounds = [...buckets].sort((a, b) => a - b);
-  const series: { labels: LabelValues<Label>; perBucket: number[]; sum: number; count: number }[] = [];
-  const byLabels = new Map<string, Observations>();
+  // Keyed by the label values, so that taking a series twice cannot report it twice.
+  const series = new Map<string, { labels: LabelValues<Label>; perBucket: number[]; sum: number; count: number; observations: Observations }>();
   const scrape = (): ScrapedValue[] =>
-    series.flatMap(({ labels, perBucket, sum, count }) => {
+    [...series.values()].flatMap(({ labels, perBucket, sum, count }) => {
       if (count === 0) return [];
       let cumulative = 0;
       return [
@@ -159,7 +159,7 @@ export function talliedHistogram<Label extends string>(
     getForPromString: async () => family(scrape()),
     get: async () => family(scrape().map(({ labels, sharedLabels, value, metricName }) => ({ labels: { ...sharedLabels, ...labels }, value, metricName }))),
     reset: () => {
-      for (const one of series) {
+      for (const one of series.values()) {
         one.perBucket.fill(0);
         one.sum = 0;
         one.count = 0;
@@ -170,22 +170,26 @@ export function talliedHistogram<Label extends string>(
   registry.registerMetric(metric as unknown as Histogram<Label>);
   return (labels) => {
     const key = JSON.stringify(labelNames.map((label) => labels[label]));
-    const known = byLabels.get(key);
-    if (known) return known;
-    const one = { labels, perBucket: bounds.map(() => 0), sum: 0, count: 0 };
-    const observations: Observations = {
-      observe: (value) => {
-        // prom-client throws on these; one would make the sum NaN for good.
-        if (!Number.isFinite(value)) return;
-        const bucket = bounds.findIndex((bound) => value <= bound);
-        if (bucket >= 0) one.perBucket[bucket]!++;
-        one.sum += value;
-        one.count++;
+    const known = series.get(key);
+    if (known) return known.observations;
+    const one = {
+      labels,
+      perBucket: bounds.map(() => 0),
+      sum: 0,
+      count: 0,
+      observations: {
+        observe: (value: number) => {
+          // prom-client throws on these; one would make the sum NaN for good.
+          if (!Number.isFinite(value)) return;
+          const bucket = bounds.findIndex((bound) => value <= bound);
+          if (bucket >= 0) one.perBucket[bucket]!++;
+          one.sum += value;
+          one.count++;
+        },
       },
     };
-    series.push(one);
-    byLabels.set(key, observations);
-    return observations;
+    series.set(key, one);
+    return one.observations;
   };
 }
 

@@ -12,7 +12,7 @@ import { createServer, type Server } from "node:net";
 const lowestPort = 20_000;
 /** Fewer candidates than this below the ephemeral range: let the kernel choose instead. */
 const fewestCandidates = 1_000;
-/** Where ports were never seen: macOS and the IANA suggestion. */
+/** Where the kernel's range cannot be read (not Linux): IANA's dynamic ports, as macOS uses. */
 const defaultEphemeralRange = { first: 49_152, last: 65_535 } as const;
 
 /** The kernel's range for outgoing connections' local ports (Linux), or the IANA default elsewhere. */
