@@ -85,7 +85,17 @@ class Cable implements RingApi {
     return this.cut ? Promise.reject(new Error("connection refused")) : call();
   }
   createMember = (name: string) => this.through(() => this.ring.createMember(name));
-  renewMember = (name: string, version: string) => this.through(() => this.ring.renewMember(name, version));
+  /** Renewals go unanswered while set, as behind a proxy that holds requests; other requests pass. */
+  renewalsHang = false;
+  private readonly heldRenewals: (() => void)[] = [];
+  /** Answers the held renewals with a connection error. */
+  failHeldRenewals(): void {
+    for (const fail of this.heldRenewals.splice(0)) fail();
+  }
+  renewMember = (name: string, version: string) =>
+    this.through(() =>
+      this.renewalsHang ? new Promise<string>((_, reject) => this.heldRenewals.push(() => reject(new Error("connection reset")))) : this.ring.renewMember(name, version),
+    );
   deleteMember = (name: string, version: string | undefined) => this.through(() => this.ring.deleteMember(name, version));
   memberExists = (name: string) => this.through(() => this.ring.memberExists(name));
   readTable = () => this.through(() => this.ring.readTable());
@@ -232,6 +242,26 @@ describe("shard ring member", () => {
     expect(a.member.status().member).not.toBe("loom-a-0");
     expect(ring.leases.has("loom-a-0")).toBe(false);
     expect(a.member.status().held).toBeGreaterThan(rootSlotCount / 4);
+    await Promise.all([a.stop(), b.stop()]);
+  });
+
+  test("a member that lost its membership leaves its Lease to expire: a write it sent may still be on its way", async () => {
+    const ring = new FakeRing();
+    const clock = new FakeClock();
+    const a = startMember(ring, clock, "a");
+    const b = startMember(ring, clock, "b");
+    const both = [a.member, b.member];
+    await advance(clock, 4000, both);
+    const aSlot = [...Array(rootSlotCount).keys()].find((slot) => a.member.holds(namespaceOfSlot(slot)))!;
+    const aName = a.member.status().member;
+    a.cable.renewalsHang = true;
+    await advance(clock, lease.renewDeadlineMs + 500, both);
+    expect(a.member.holds(namespaceOfSlot(aSlot))).toBe(false);
+    // The others take its slots only once its Lease expires, not the moment it gave up.
+    expect(ring.leases.has(aName)).toBe(true);
+    expect(b.member.holds(namespaceOfSlot(aSlot))).toBe(false);
+    a.cable.renewalsHang = false;
+    a.cable.failHeldRenewals();
     await Promise.all([a.stop(), b.stop()]);
   });
 

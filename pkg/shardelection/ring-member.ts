@@ -346,18 +346,16 @@ export class RingMember implements NamespaceOwnership {
 
   /** Stops acting on everything at once; the next step joins again under a new name. */
   private loseMembership(why: string): void {
-    const { logger, api } = this.options;
+    const { logger } = this.options;
     logger.warn({ ring: this.options.ring, member: this.me, slots: this.held.size, reason: why }, "left the shard ring; no longer acting on its namespaces");
-    const gone = this.me;
-    const version = this.myVersion;
     this.setHeld([]);
     this.draining.clear();
     this.me = "";
     this.renewedAt = undefined;
     this.options.observer?.membershipLost();
     this.changed();
-    // Its table entries are freed by whoever deletes this Lease; deleting it here only speeds that up.
-    void api.deleteMember(gone, version).catch(() => undefined);
+    // The Lease is left to expire, not deleted: a write sent before the renew deadline may still be
+    // on its way (a proxy holding it), and the others take the slots only at the Lease's end.
   }
 
   private acting(): boolean {
