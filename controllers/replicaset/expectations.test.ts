@@ -17,6 +17,18 @@ describe("PodExpectations", () => {
     expect(expectations.satisfied("ns/web")).toBe(true);
   });
 
+  test("answered creations are met once the Pod cache reaches the newest answer, seen or not (a relist may have hidden them)", () => {
+    const expectations = new PodExpectations(new FakeClock());
+    expectations.expectCreations("ns/web", 3);
+    expectations.creationAnswered("ns/web", "12");
+    expectations.creationAnswered("ns/web", "10");
+    expect(expectations.satisfied("ns/web", "20")).toBe(false); // the third is not answered yet
+    expectations.creationNotMade("ns/web");
+    expect(expectations.satisfied("ns/web", "11")).toBe(false);
+    expect(expectations.satisfied("ns/web", "")).toBe(false); // a cache that cannot tell its version waits for the Pods
+    expect(expectations.satisfied("ns/web", "12")).toBe(true);
+  });
+
   test("each expected deletion counts once, whether seen as a deletionTimestamp or a delete", () => {
     const expectations = new PodExpectations(new FakeClock());
     expectations.expectDeletions("ns/web", ["ns/a", "ns/b"]);

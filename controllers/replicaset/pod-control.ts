@@ -35,11 +35,12 @@ export class PodControl {
    * recording FailedCreate. A name taken (AlreadyExists) gets no Event: it is either this
    * controller's own earlier create being settled or a clash of random names, retried under another.
    */
-  async createPod(rs: ReplicaSet, name: string): Promise<void> {
+  async createPod(rs: ReplicaSet, name: string): Promise<Pod> {
     const namespace = rs.metadata?.namespace ?? "";
     try {
       const created = await this.pods(namespace).create(podFromTemplate(rs, name));
       this.podCreated(rs, created);
+      return created;
     } catch (err) {
       // In a terminating namespace every creation fails; that is not worth a Warning.
       if (!isNamespaceTerminating(err) && !isAlreadyExists(err)) {
@@ -50,28 +51,27 @@ export class PodControl {
   }
 
   /**
-   * Settles a create whose answer was lost by sending it again under the same name: true when the
-   * Pod exists now (created by either request), false when the API server refused it or the name
+   * Settles a create whose answer was lost by sending it again under the same name: the Pod when
+   * it exists now (created by either request), undefined when the API server refused it or the name
    * belongs to a Pod of someone else. A repeat whose answer is lost again rejects.
    */
-  async createPodAgain(rs: ReplicaSet, name: string): Promise<boolean> {
+  async createPodAgain(rs: ReplicaSet, name: string): Promise<Pod | undefined> {
     try {
-      await this.createPod(rs, name);
-      return true;
+      return await this.createPod(rs, name);
     } catch (err) {
       if (mayHaveTakenEffect(err)) throw err;
-      if (!isAlreadyExists(err)) return false;
+      if (!isAlreadyExists(err)) return undefined;
     }
     let stored: Pod;
     try {
       stored = await this.pods(rs.metadata?.namespace ?? "").get(name);
     } catch (err) {
-      if (isNotFound(err)) return false; // made by the first request, deleted since by someone else
+      if (isNotFound(err)) return undefined; // made by the first request, deleted since by someone else
       throw err;
     }
-    if (controllerRefOf(stored)?.uid !== rs.metadata?.uid) return false;
+    if (controllerRefOf(stored)?.uid !== rs.metadata?.uid) return undefined;
     this.podCreated(rs, stored);
-    return true;
+    return stored;
   }
 
   /**

@@ -200,6 +200,19 @@ describe("ReplicaSetController after a Pod write whose answer was lost", () => {
   });
 });
 
+describe("ReplicaSetController when a relist hides the Pods it created", () => {
+  test("Pods created, then deleted unseen before the informer listed again, are not waited for until the expectations expire", async () => {
+    api.lagPodEvents = true;
+    api.replicaSets.create(replicaSet("web", 2));
+    await waitUntil(() => api.podCount === 2, "2 Pods created", 10_000, 5);
+    await settle(20);
+    // The cache now lists past both creates without ever having held either Pod: no add event will come.
+    api.deleteCreatedUnseen();
+    await waitUntil(() => api.podCount === 2, "2 Pods created again", 4_000, 5);
+    expect(api.count("POST", podCreates)).toBe(4);
+  });
+});
+
 describe("ReplicaSetController draws Pod names no Pod of its own has", () => {
   let drawing: { mockRestore(): void } | undefined;
   afterEach(() => drawing?.mockRestore());

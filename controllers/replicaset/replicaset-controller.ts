@@ -128,7 +128,7 @@ export class ReplicaSetController {
     // A ReplicaSet being deleted makes no Pods, not even one it may have made already.
     const settleError = rs.metadata?.deletionTimestamp ? undefined : await this.settleWrites(key, rs);
     // Read before listing Pods: expectations met now mean the listed Pods include those writes.
-    const cacheCaughtUp = this.expectations.satisfied(key);
+    const cacheCaughtUp = this.expectations.satisfied(key, this.podIndexer.lastStoreSyncResourceVersion(namespace));
     const selector = this.selectorOf(rs);
     const replicaSetClient = this.client.dynamic.resource<ReplicaSet>(resources.replicaSets, namespace);
 
@@ -211,7 +211,8 @@ export class ReplicaSetController {
       const { successes, error } = await slowStartBatch(count, slowStartInitialBatchSize, async () => {
         const name = names.next();
         try {
-          await this.podControl.createPod(rs, name);
+          const created = await this.podControl.createPod(rs, name);
+          this.expectations.creationAnswered(key, created.metadata?.resourceVersion ?? "");
         } catch (err) {
           // Every creation in a terminating namespace fails; there is nothing to retry.
           if (isNamespaceTerminating(err)) return;
@@ -224,7 +225,7 @@ export class ReplicaSetController {
         }
       });
       // Pods never created will never be observed; those that may have been stay expected.
-      for (let skipped = count - successes - unsettled; skipped > 0; skipped--) this.expectations.creationObserved(key);
+      for (let skipped = count - successes - unsettled; skipped > 0; skipped--) this.expectations.creationNotMade(key);
       return error;
     }
     if (diff > 0) {
@@ -246,7 +247,9 @@ export class ReplicaSetController {
   private async settleWrites(key: string, rs: ReplicaSet): Promise<unknown> {
     const creations = this.unsettledWrites.takeCreations(key).map(async (name) => {
       try {
-        if (!(await this.podControl.createPodAgain(rs, name))) this.expectations.creationObserved(key);
+        const made = await this.podControl.createPodAgain(rs, name);
+        if (made) this.expectations.creationAnswered(key, made.metadata?.resourceVersion ?? "");
+        else this.expectations.creationNotMade(key);
         return undefined;
       } catch (err) {
         // Still not known whether the Pod exists: the repeat's answer, or the read after it, failed.

@@ -25,6 +25,8 @@ export class FakeReplicaSetApi {
    */
   dropsTerminatingReplicas = false;
   private readonly heldBack: (() => void)[] = [];
+  /** Keys of the Pods created while their events are held back. */
+  private readonly createdUnseen: string[] = [];
   private readonly lostAnswers: (FakeRequest & { applied: boolean; answer: "reset" | "busy" })[] = [];
   /** Pods as the server stores them, ahead of the watchers while events lag. */
   private readonly storedPods = new Map<string, Pod>();
@@ -38,7 +40,23 @@ export class FakeReplicaSetApi {
 
   /** Delivers every held-back Pod event, in order. */
   releasePodEvents(): void {
+    this.createdUnseen.length = 0;
     for (const deliver of this.heldBack.splice(0)) deliver();
+  }
+
+  /**
+   * The Pods created while events were held back are deleted as well, and the Pod watchers hear of
+   * neither: their watch breaks and its resourceVersion is compacted away, so the informer lists
+   * again and those Pods never reach its cache (as a relist after an API server restart can hide a
+   * Pod created and deleted in between). Events are delivered at once from here on.
+   */
+  deleteCreatedUnseen(): void {
+    for (const key of this.createdUnseen.splice(0)) this.storedPods.delete(key);
+    this.pods.skipResourceVersions(this.heldBack.length * 2);
+    this.heldBack.length = 0;
+    this.lagPodEvents = false;
+    this.pods.compact();
+    this.pods.breakStreams();
   }
 
   /** Pods the server holds (what a quorum read would return). */
@@ -117,6 +135,7 @@ export class FakeReplicaSetApi {
       },
     };
     this.storedPods.set(`${namespace}/${name}`, stored);
+    if (this.lagPodEvents) this.createdUnseen.push(`${namespace}/${name}`);
     this.deliver(() => this.pods.create(stored));
     return json(201, stored);
   }

@@ -76,6 +76,11 @@ export class FakeListerWatcher<T extends KubeObject = KubeObject> implements Lis
     this.resourceVersion++;
   }
 
+  /** Writes no watch ever hears of (made and undone while none listened) still move the resourceVersion on. */
+  skipResourceVersions(count: number): void {
+    this.resourceVersion += count;
+  }
+
   /** Forgets history: watches from any resourceVersion before now get 410. */
   compact(): void {
     this.oldestWatchable = this.resourceVersion;
