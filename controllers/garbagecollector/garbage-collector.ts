@@ -124,8 +124,9 @@ export class GarbageCollector implements Runnable {
     if (stop.aborted) return refreshing;
     if (synced) this.logger.info({ monitored: this.monitors.size }, "all resource monitors have synced; collecting garbage");
     else this.logger.warn({ unsynced: this.monitors.unsynced() }, "not all resource monitors synced in time; collecting garbage anyway");
-    const [deleter] = this.loops;
-    const unfollow = this.options.ownership && followNamespaceTakeovers(this.options.ownership, this.builder.graph, deleter!.queue);
+    const [deleter, orphaner] = this.loops;
+    const queues = { attemptToDelete: deleter!.queue, attemptToOrphan: orphaner!.queue };
+    const unfollow = this.options.ownership && followNamespaceTakeovers(this.options.ownership, this.builder.graph, queues);
     try {
       await Promise.all([...this.loops.map((loop) => loop.run(stop, abort)), refreshing]);
     } finally {

@@ -1,9 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import { DroppedFromShare } from "../../pkg/informer/deltas.ts";
 import type { KubeObject, ObjectMeta, OwnerReference } from "../../pkg/kube/objects.ts";
+import type { NamespaceOwnership, NamespaceVerdict } from "../../pkg/shardelection/namespace-ownership.ts";
 import { AbsentOwnerCache } from "./absent-owner-cache.ts";
 import { alternateOwnerIdentity, GraphBuilder, type NodeQueue } from "./graph-builder.ts";
 import { GraphNode } from "./graph.ts";
+import { followNamespaceTakeovers } from "./namespace-takeover.ts";
 
 class RecordingQueue implements NodeQueue {
   readonly added: GraphNode[] = [];
@@ -263,5 +265,41 @@ describe("alternateOwnerIdentity", () => {
 
   test("none when every dependent agrees with the absent identity", () => {
     expect(alternateOwnerIdentity([dependent("ns", [ownedBy("b", { uid: "u" })])], absent)).toBeUndefined();
+  });
+});
+
+/** A shard ring member's verdicts, set by the test; every change is announced. */
+class SettableOwnership implements NamespaceOwnership {
+  private readonly verdicts = new Map<string, NamespaceVerdict>();
+  private readonly listeners = new Set<() => void>();
+  verdict(namespace: string): NamespaceVerdict {
+    return this.verdicts.get(namespace) ?? "elsewhere";
+  }
+  begin(): undefined {
+    return undefined;
+  }
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+  set(namespace: string, verdict: NamespaceVerdict): void {
+    this.verdicts.set(namespace, verdict);
+    for (const listener of this.listeners) listener();
+  }
+}
+
+describe("followNamespaceTakeovers", () => {
+  test("an owner whose orphan deletion started while another member held its namespace has its dependents orphaned by the member that takes it over", () => {
+    const { graph, configMaps, attemptToDelete, attemptToOrphan } = setup();
+    const ownership = new SettableOwnership();
+    configMaps.onAdd?.(configMap("ns", "owner"), true);
+    configMaps.onAdd?.(configMap("ns", "child", { ownerReferences: [ownedBy("owner")] }), true);
+    configMaps.onUpdate?.(configMap("ns", "owner"), configMap("ns", "owner", { resourceVersion: "2", deletionTimestamp: "2025-01-01T00:00:00Z", finalizers: ["orphan"] }));
+    // The graph queued it then, but the work was dropped: the namespace was not this member's.
+    attemptToOrphan.added.length = 0;
+    attemptToDelete.added.length = 0;
+    followNamespaceTakeovers(ownership, graph, { attemptToDelete, attemptToOrphan });
+    ownership.set("ns", "act");
+    expect({ orphan: attemptToOrphan.names(), delete: attemptToDelete.names() }).toEqual({ orphan: ["owner"], delete: ["child"] });
   });
 });

@@ -151,6 +151,7 @@ export class GraphBuilder {
     const node = new GraphNode(identity, meta.ownerReferences ?? [], false);
     node.beingDeleted = isBeingDeleted(meta);
     node.deletingDependents = node.beingDeleted && hasFinalizer({ metadata: meta }, foregroundDeletionFinalizer);
+    node.orphaningDependents = node.beingDeleted && hasFinalizer({ metadata: meta }, orphanFinalizer);
     this.graph.set(node);
     this.addDependentToOwners(node, node.owners);
     // A creation and a deletion can arrive merged into one add.
@@ -167,6 +168,7 @@ export class GraphBuilder {
       for (const ref of diff.removed) this.graph.get(ref.uid)?.removeDependent(node);
     }
     if (isBeingDeleted(meta)) node.beingDeleted = true;
+    node.orphaningDependents = node.beingDeleted && hasFinalizer({ metadata: meta }, orphanFinalizer);
     this.processTransitions(node, meta, oldMeta);
   }
 

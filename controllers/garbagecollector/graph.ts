@@ -51,6 +51,8 @@ export class GraphNode implements ObjectIdentity {
   beingDeleted = false;
   /** Being deleted with the foregroundDeletion finalizer: waits for its blocking dependents. */
   deletingDependents = false;
+  /** Being deleted with the orphan finalizer, as last observed: its dependents lose their reference to it before the finalizer comes off. */
+  orphaningDependents = false;
   // Created on first use: most objects own nothing.
   private dependentSet: Set<GraphNode> | undefined;
 
