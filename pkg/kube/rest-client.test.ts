@@ -78,12 +78,27 @@ describe("RestClient", () => {
     const guarded = client(async () => {
       if (fail) throw new TypeError("socket closed");
       return new Response("{}", { status: 409 });
-    }).withWriteGuard(() => (answered) => void settled.push(answered));
+    }).withWriteGuard(() => ({ settled: (answered) => void settled.push(answered) }));
     await guarded.request({ method: "GET", path: "/api/v1/namespaces/d/pods" }).catch(() => undefined);
     await guarded.request({ method: "POST", path: "/api/v1/namespaces/d/pods", body: {} }).catch(() => undefined);
     fail = true;
     await guarded.request({ method: "DELETE", path: "/api/v1/namespaces/d/pods/a" }).catch(() => undefined);
     expect(settled).toEqual([true, false]);
+  });
+
+  test("a write whose ticket is revoked before the answer came is abandoned, and rejects with the revocation's reason", async () => {
+    const revoke = new AbortController();
+    const sentSignals: (AbortSignal | undefined)[] = [];
+    const guarded = client(async (_url, init) => {
+      sentSignals.push(init.signal ?? undefined);
+      // The answer never comes on its own: a proxy holds the request.
+      return new Promise<Response>((_resolve, reject) => init.signal?.addEventListener("abort", () => reject(init.signal?.reason)));
+    }).withWriteGuard(() => ({ revoked: revoke.signal }));
+    const write = guarded.request({ method: "POST", path: "/api/v1/namespaces/d/pods", body: {} });
+    await Bun.sleep(5);
+    revoke.abort(new Error("namespace d handed over"));
+    await expect(write).rejects.toThrow("namespace d handed over");
+    expect(sentSignals).toHaveLength(1);
   });
 
   test("the write guard is asked again after the rate limiter's wait: leadership can end during it", async () => {

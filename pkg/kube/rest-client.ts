@@ -23,14 +23,24 @@ import { TimeSlicer } from "../eventloop/time-slicer.ts";
 export type QueryValue = string | number | boolean | undefined;
 
 /**
- * Judges a write the moment before it is sent: throws to refuse it. It may return a callback, told
- * once the write settled: `answered` true when the API server's answer came, false when the request
- * failed or was abandoned without one (it may still reach the server later).
+ * Judges a write the moment before it is sent: throws to refuse it. It may return a ticket for the
+ * write it lets through (see WriteTicket).
  */
-export type WriteGuard = (request: Pick<RestRequest, "method" | "path">) => void | WriteSettled;
+export type WriteGuard = (request: Pick<RestRequest, "method" | "path">) => void | WriteTicket;
 
-/** See WriteGuard. */
+/** Told once a write settled: `answered` true when the API server's answer came, false when the request failed or was abandoned without one (it may still reach the server later). */
 export type WriteSettled = (answered: boolean) => void;
+
+/** What a WriteGuard attaches to a write it let through. */
+export interface WriteTicket {
+  /** Told once the write settled. */
+  settled?: WriteSettled;
+  /**
+   * Aborted when the grant ends before the answer came (the write must not land any more: a slot
+   * handed over, a membership lost): the request is abandoned, and rejects with the signal's reason.
+   */
+  revoked?: AbortSignal;
+}
 
 /** One HTTP request to the API server. */
 export interface RestRequest {
@@ -316,18 +326,22 @@ export class RestClient {
       headers["Content-Type"] = request.contentType ?? "application/json";
     }
     // Asked last, right before sending: leadership can end while a write waits for a token.
-    const settled = request.method === "GET" ? undefined : this.options.writeGuard?.(request);
+    const ticket = request.method === "GET" ? undefined : this.options.writeGuard?.(request);
+    const revocation = ticket?.revoked && new Revocation(ticket.revoked, signal);
     const started = performance.now();
     let response: Response;
     try {
       const longLived = request.query?.watch === true; // a watch: see TransportInit
-      response = await this.options.fetch(url, { method: request.method, headers, body, signal, redirect: "manual", longLived });
+      response = await this.options.fetch(url, { method: request.method, headers, body, signal: revocation?.signal ?? signal, redirect: "manual", longLived });
     } catch (err) {
-      settled?.(false);
+      ticket?.settled?.(false);
       this.observe(request.method, "<error>", started);
+      if (revocation?.revoked) throw revocation.reason;
       throw this.transportError(request, err);
+    } finally {
+      revocation?.end();
     }
-    settled?.(true);
+    ticket?.settled?.(true);
     this.observe(request.method, String(response.status), started);
     return response;
   }
@@ -498,4 +512,36 @@ function queryString(query: Record<string, QueryValue> | undefined): string {
 function anySignal(signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
   const present = signals.filter((s): s is AbortSignal => s !== undefined);
   return present.length <= 1 ? present[0] : AbortSignal.any(present);
+}
+
+/**
+ * The signal a guarded write is sent with: the caller's, and its ticket's revocation until the
+ * answer's headers came. Revoking after that would only cut the body of a write already done.
+ */
+class Revocation {
+  private readonly controller = new AbortController();
+  private readonly onRevoked = () => this.controller.abort(this.revokedBy.reason);
+
+  constructor(
+    private readonly revokedBy: AbortSignal,
+    callers: AbortSignal | undefined,
+  ) {
+    if (revokedBy.aborted) this.onRevoked();
+    else revokedBy.addEventListener("abort", this.onRevoked, { once: true });
+    this.signal = callers ? AbortSignal.any([callers, this.controller.signal]) : this.controller.signal;
+  }
+
+  readonly signal: AbortSignal;
+
+  get revoked(): boolean {
+    return this.controller.signal.aborted;
+  }
+
+  get reason(): unknown {
+    return this.controller.signal.reason;
+  }
+
+  end(): void {
+    this.revokedBy.removeEventListener("abort", this.onRevoked);
+  }
 }

@@ -138,7 +138,7 @@ export class Leadership {
   /** The controllers' write guard: assertLeading, and each write counted until it is answered. */
   readonly writeGuard: WriteGuard = () => {
     this.assertLeading();
-    return this.writes.started();
+    return { settled: this.writes.started() };
   };
 
   /** The Lease as this process sees it, for the status page. */

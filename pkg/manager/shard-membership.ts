@@ -24,6 +24,7 @@ import type { ShardingOptions } from "../options/sharding-options.ts";
 import type { HashRange } from "../sharding/hash-range.ts";
 import { KubeRingApi, ringLabel, ringRoleLabel, tableOf } from "../shardelection/kube-ring-api.ts";
 import { RingMember, type RingObserver } from "../shardelection/ring-member.ts";
+import { RevocableWrites } from "./revocable-writes.ts";
 import { abortedSignal, drain, type ExitReason, type RunControllers } from "./shutdown.ts";
 
 /** A write refused because this process does not hold the slot of the namespace it addresses. */
@@ -54,6 +55,7 @@ export class ShardMembership {
   private readonly namespace: string;
   /** The cluster's Namespaces, once followRing made the informer. */
   private namespaces: SharedIndexInformer<PartialObjectMetadata> | undefined;
+  private readonly writes = new RevocableWrites();
 
   constructor(private readonly setup: ShardMembershipOptions) {
     const { leaderElection, connection, sharding, controllerShutdownTimeoutMs } = setup.options;
@@ -82,6 +84,9 @@ export class ShardMembership {
       logger: setup.logger,
       observer: setup.observer,
     });
+    this.member.onLettingGo((lost) =>
+      this.writes.revoke(lost, (namespace) => new NotShardOwnerError(`abandoned a write to namespace "${namespace}": this member of shard ring ${this.ring} stopped acting there before its answer came`)),
+    );
   }
 
   /** Feeds the ring's Leases, members and table, and the cluster's namespaces to the member; call before the informers start. */
@@ -112,12 +117,13 @@ export class ShardMembership {
     }
   }
 
-  /** Refuses a write to a namespace whose slot this process does not hold right now. */
+  /** Refuses a write to a namespace whose slot this process does not hold right now; one let through is abandoned if the member lets the namespace go before its answer came. */
   readonly writeGuard: WriteGuard = (request) => {
     const namespace = namespaceOfPath(request.path);
     if (!this.member.holds(namespace)) {
       throw new NotShardOwnerError(`not writing ${request.method} ${request.path}: this member of shard ring ${this.ring} does not hold namespace "${namespace}" now`);
     }
+    return this.writes.admit(namespace);
   };
 
   /** Events about objects of namespaces this process does not hold are dropped, like their other writes. */

@@ -265,6 +265,55 @@ describe("shard ring member", () => {
     await Promise.all([a.stop(), b.stop()]);
   });
 
+  test("a member whose renewals stop lets its namespaces go at the renew deadline itself, not at its next step: writes on their way are abandoned in time", async () => {
+    const ring = new FakeRing();
+    const clock = new FakeClock();
+    const timings = { leaseDurationMs: 6000, renewDeadlineMs: 4000, retryPeriodMs: 3000 };
+    const a = startMember(ring, clock, "a", undefined, undefined, timings);
+    let lastRenewal = 0;
+    const renew = a.cable.renewMember;
+    a.cable.renewMember = async (name, version) => {
+      const renewed = await renew(name, version);
+      lastRenewal = clock.monotonic();
+      return renewed;
+    };
+    const lettingGo: { at: number; everything: boolean }[] = [];
+    a.member.onLettingGo((lost) => void lettingGo.push({ at: clock.monotonic(), everything: spreadNamespaces.every(lost) }));
+    await advance(clock, 8000, [a.member]);
+    expect(a.member.status().held).toBe(rootSlotCount);
+    a.cable.renewalsHang = true;
+    await advance(clock, 2 * timings.renewDeadlineMs, [a.member]);
+    const [first] = lettingGo;
+    expect(first?.everything).toBe(true);
+    expect((first?.at ?? Infinity) - lastRenewal).toBeLessThanOrEqual(timings.renewDeadlineMs + 100);
+    a.cable.renewalsHang = false;
+    a.cable.failHeldRenewals();
+    await a.stop();
+  });
+
+  test("a slot handed over after the drain timeout, its work still in flight, is let go before the table frees it", async () => {
+    const ring = new FakeRing();
+    const clock = new FakeClock();
+    const a = startMember(ring, clock, "a");
+    await advance(clock, afterJoinGrace, [a.member]);
+    // Work that never ends, in every slot.
+    for (let slot = 0; slot < rootSlotCount; slot++) a.member.begin(namespaceOfSlot(slot));
+    const aName = a.member.status().member;
+    const lettingGo: { lostSlots: number; stillInTable: number }[] = [];
+    a.member.onLettingGo((lost) => {
+      const lostSlots = [...Array(rootSlotCount).keys()].filter((slot) => lost(namespaceOfSlot(slot)));
+      const stillInTable = lostSlots.filter((slot) => holderOfNamespace(ring.table.table, namespaceOfSlot(slot)) === aName).length;
+      lettingGo.push({ lostSlots: lostSlots.length, stillInTable });
+    });
+    const b = startMember(ring, clock, "b");
+    await advance(clock, 14_000, [a.member, b.member]);
+    expect(b.member.status().held).toBeGreaterThan(rootSlotCount / 4);
+    expect(lettingGo.length).toBeGreaterThan(0);
+    for (const call of lettingGo) expect(call.stillInTable).toBe(call.lostSlots);
+    expect(lettingGo.reduce((sum, call) => sum + call.lostSlots, 0)).toBe(b.member.status().held);
+    await Promise.all([a.stop(), b.stop()]);
+  });
+
   test("a step waiting on a slow table write does not hold the Lease's renewal back", async () => {
     const ring = new FakeRing();
     const clock = new FakeClock();

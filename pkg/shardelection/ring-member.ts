@@ -14,6 +14,10 @@
 // on a namespace only while it holds the slot and renewed its Lease within the renew deadline, and
 // it gives up every slot the moment it misses that deadline, so a member declared dead has stopped
 // acting before anyone else starts (the deadline is shorter than the lease duration).
+// A write that a member sent while it acted may still be on its way (held by a proxy, queued behind
+// a slow API server) when the member stops acting: at the renew deadline, when it hands a slot over
+// after the drain timeout, when it leaves. The member tells its letting-go listeners first, so that
+// such writes are abandoned before anyone else can take the namespaces.
 // A member whose Lease has not changed for two and a half retry periods is "silent": the others
 // also plan as if it were gone and cache, only cache, the slots they would get then, so that once
 // it is declared dead its slots are taken without waiting for their objects to be listed. Should
@@ -117,6 +121,9 @@ export class RingMember implements NamespaceOwnership {
   private cachedRanges: readonly HashRange[] = [];
   private readonly listeners = new Set<() => void>();
   private readonly rangeListeners = new Set<() => void>();
+  private readonly lettingGoListeners = new Set<(lost: (namespace: string) => boolean) => void>();
+  /** Fires at the renew deadline of the last renewal: writes in flight are abandoned then, even while a step is stuck on a slow request. */
+  private deadlineTimer: { cancel(): void } | undefined;
   private readonly handovers = { taken: 0, released: 0 };
   private stepping: Promise<void> | undefined;
   private again = false;
@@ -197,6 +204,15 @@ export class RingMember implements NamespaceOwnership {
     return () => this.listeners.delete(listener);
   }
 
+  /**
+   * Called before this member stops acting on namespaces where writes it sent may still be on their
+   * way, with which: they must be abandoned before another member can hold them. Returns the unsubscribe.
+   */
+  onLettingGo(listener: (lost: (namespace: string) => boolean) => void): () => void {
+    this.lettingGoListeners.add(listener);
+    return () => this.lettingGoListeners.delete(listener);
+  }
+
   /** The namespace-hash ranges the informers should cache: the slots held, draining, about to be held, and cached ahead of silent members' end. */
   readonly cacheShare = {
     ranges: (): readonly HashRange[] => this.cachedRanges,
@@ -235,6 +251,7 @@ export class RingMember implements NamespaceOwnership {
     }
     await renewing;
     await this.leave();
+    this.deadlineTimer?.cancel();
   }
 
   /**
@@ -252,7 +269,7 @@ export class RingMember implements NamespaceOwnership {
         // A renewal answered after the membership ended (and maybe began again under another name) counts for nothing.
         if (this.me !== name) continue;
         this.myVersion = version;
-        this.renewedAt = sent;
+        this.renewed(sent);
         this.members.set(name, { resourceVersion: version, observedAt: sent });
       } catch (err) {
         if (this.me !== name || stop.aborted) continue;
@@ -331,7 +348,7 @@ export class RingMember implements NamespaceOwnership {
       const sent = this.clock.monotonic();
       this.myVersion = await api.createMember(name, stop);
       this.me = name;
-      this.renewedAt = sent;
+      this.renewed(sent);
       this.joinedAt = sent;
       this.members.set(name, { resourceVersion: this.myVersion, observedAt: sent });
       logger.info({ ring: this.options.ring, member: name }, "joined the shard ring");
@@ -344,10 +361,28 @@ export class RingMember implements NamespaceOwnership {
     return true;
   }
 
+  /** A renewal sent at `sent` succeeded (or the membership began then): acting until the renew deadline after it. */
+  private renewed(sent: number): void {
+    this.renewedAt = sent;
+    this.deadlineTimer?.cancel();
+    this.deadlineTimer = this.clock.setTimer(sent + this.options.renewDeadlineMs + 1 - this.clock.monotonic(), () => {
+      if (this.acting()) return;
+      this.letGo(() => true);
+      this.poke();
+    });
+  }
+
+  /** Tells the letting-go listeners which namespaces this member stops acting on. */
+  private letGo(lost: (namespace: string) => boolean): void {
+    for (const listener of this.lettingGoListeners) listener(lost);
+  }
+
   /** Stops acting on everything at once; the next step joins again under a new name. */
   private loseMembership(why: string): void {
     const { logger } = this.options;
     logger.warn({ ring: this.options.ring, member: this.me, slots: this.held.size, reason: why }, "left the shard ring; no longer acting on its namespaces");
+    this.letGo(() => true);
+    this.deadlineTimer?.cancel();
     this.setHeld([]);
     this.draining.clear();
     this.me = "";
@@ -484,6 +519,12 @@ export class RingMember implements NamespaceOwnership {
     });
     const drained = new Set([...this.draining].filter(([start, since]) => !busy(this.held.get(start)!) || now - since >= this.options.drainTimeoutMs).map(([start]) => start));
     if (drained.size === 0) return;
+    // Work still in flight past the drain timeout is abandoned: its writes must not land once the slot is free.
+    const drainedSlots = [...drained].map((start) => this.held.get(start)!);
+    this.letGo((namespace) => {
+      const hash = namespaceHash(namespace);
+      return drainedSlots.some((slot) => slot.start <= hash && hash < slot.end);
+    });
     const released = await this.writeTable((table) => this.withoutMine(table, drained));
     if (!released) return;
     this.setHeld([...this.held.values()].filter((slot) => !drained.has(slot.start)));
@@ -568,6 +609,7 @@ export class RingMember implements NamespaceOwnership {
         const mine = new Set(this.held.keys());
         for (const start of mine) this.draining.set(start, this.clock.monotonic());
         this.changed();
+        this.letGo(() => true);
         for (let attempt = 0; attempt < 5; attempt++) {
           const released = await this.writeTable((table) => this.withoutMine(table, mine));
           if (released) break;
