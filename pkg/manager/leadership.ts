@@ -49,6 +49,8 @@ export class Leadership {
   private readonly candidates: LeaseCandidates;
   private readonly lease: { namespace: string; name: string };
   private readonly writes = new WritesInFlight();
+  /** Aborts when this term of leadership ends (a missed renewal, the Lease taken, the elector stopped): writes still on their way are abandoned then. */
+  private term: AbortSignal | undefined;
   /** Set once the controllers are done at a termination: no write may start any more. */
   private steppingDown = false;
   /** For /healthz and /livez: fails when this process leads but has not renewed the Lease in time. */
@@ -135,10 +137,10 @@ export class Leadership {
     this.elector.assertLeading();
   }
 
-  /** The controllers' write guard: assertLeading, and each write counted until it is answered. */
+  /** The controllers' write guard: assertLeading, each write counted until it is answered, and abandoned if the term ends first. */
   readonly writeGuard: WriteGuard = () => {
     this.assertLeading();
-    return { settled: this.writes.started() };
+    return { settled: this.writes.started(), revoked: this.term };
   };
 
   /** The Lease as this process sees it, for the status page. */
@@ -148,6 +150,7 @@ export class Leadership {
 
   private startedLeading(leaderSignal: AbortSignal): void {
     this.setup.logger.info({ identity: this.setup.identity }, "became leader; starting controllers");
+    this.term = leaderSignal;
     // Losing the lease aborts the controllers at once; a termination only stops new work.
     leaderSignal.addEventListener("abort", () => this.hardAbort.abort(), { once: true });
     const run = this.runControllers;
