@@ -299,17 +299,19 @@ describe("shard ring member", () => {
     // Work that never ends, in every slot.
     for (let slot = 0; slot < rootSlotCount; slot++) a.member.begin(namespaceOfSlot(slot));
     const aName = a.member.status().member;
-    const lettingGo: { lostSlots: number; stillInTable: number }[] = [];
+    const lettingGo: { lostSlots: number; stillInTable: number; stillWritable: number }[] = [];
     a.member.onLettingGo((lost) => {
       const lostSlots = [...Array(rootSlotCount).keys()].filter((slot) => lost(namespaceOfSlot(slot)));
       const stillInTable = lostSlots.filter((slot) => holderOfNamespace(ring.table.table, namespaceOfSlot(slot)) === aName).length;
-      lettingGo.push({ lostSlots: lostSlots.length, stillInTable });
+      // A write started after its slot's writes were abandoned would land after the table frees it.
+      const stillWritable = lostSlots.filter((slot) => a.member.holds(namespaceOfSlot(slot))).length;
+      lettingGo.push({ lostSlots: lostSlots.length, stillInTable, stillWritable });
     });
     const b = startMember(ring, clock, "b");
     await advance(clock, 14_000, [a.member, b.member]);
     expect(b.member.status().held).toBeGreaterThan(rootSlotCount / 4);
     expect(lettingGo.length).toBeGreaterThan(0);
-    for (const call of lettingGo) expect(call.stillInTable).toBe(call.lostSlots);
+    for (const call of lettingGo) expect(call).toEqual({ lostSlots: call.lostSlots, stillInTable: call.lostSlots, stillWritable: 0 });
     expect(lettingGo.reduce((sum, call) => sum + call.lostSlots, 0)).toBe(b.member.status().held);
     await Promise.all([a.stop(), b.stop()]);
   });
@@ -372,7 +374,12 @@ describe("shard ring member", () => {
     const a = startMember(ring, clock, "a");
     const b = startMember(ring, clock, "b");
     await advance(clock, 4000, [a.member, b.member]);
+    const bSlot = [...Array(rootSlotCount).keys()].find((slot) => b.member.holds(namespaceOfSlot(slot)))!;
+    // Once its writes in flight are abandoned, no new one may start before the table frees the slots.
+    let writableWhenLettingGo: boolean | undefined;
+    b.member.onLettingGo(() => (writableWhenLettingGo = b.member.holds(namespaceOfSlot(bSlot))));
     await b.stop();
+    expect(writableWhenLettingGo).toBe(false);
     expect(ring.leases.has(b.member.status().member)).toBe(false);
     await advance(clock, 2000, [a.member]);
     expect(a.member.status().held).toBe(rootSlotCount);

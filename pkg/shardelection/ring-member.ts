@@ -17,7 +17,8 @@
 // A write that a member sent while it acted may still be on its way (held by a proxy, queued behind
 // a slow API server) when the member stops acting: at the renew deadline, when it hands a slot over
 // after the drain timeout, when it leaves. The member tells its letting-go listeners first, so that
-// such writes are abandoned before anyone else can take the namespaces.
+// such writes are abandoned before anyone else can take the namespaces, and from then on lets no
+// new write start there, though the table still names it until its release is written.
 // A member whose Lease has not changed for two and a half retry periods is "silent": the others
 // also plan as if it were gone and cache, only cache, the slots they would get then, so that once
 // it is declared dead its slots are taken without waiting for their objects to be listed. Should
@@ -107,6 +108,8 @@ export class RingMember implements NamespaceOwnership {
   private heldSorted: HashRange[] = [];
   /** Slots being handed over, by start: since when. No new work starts in them. */
   private readonly draining = new Map<bigint, number>();
+  /** Held slots whose writes in flight were abandoned (drained past the timeout, or leaving): no write may start in them until the table frees them. */
+  private readonly lettingGo = new Set<bigint>();
   /** Work in flight by namespace: a slot is handed over once none of its namespaces has any. */
   private readonly inFlight = new Map<string, number>();
   /** Holders whose Lease is known to be gone: their table entries are free. */
@@ -172,7 +175,8 @@ export class RingMember implements NamespaceOwnership {
 
   /** Whether a write to `namespace` ("" for cluster-scoped objects) may be sent now. */
   holds(namespace: string): boolean {
-    return this.acting() && this.heldSlotOf(namespaceHash(namespace)) !== undefined;
+    const slot = this.heldSlotOf(namespaceHash(namespace));
+    return this.acting() && slot !== undefined && !this.lettingGo.has(slot.start);
   }
 
   verdict(namespace: string): NamespaceVerdict {
@@ -435,6 +439,7 @@ export class RingMember implements NamespaceOwnership {
   private setHeld(slots: Iterable<HashRange>): void {
     this.held.clear();
     for (const slot of slots) this.held.set(slot.start, slot);
+    for (const start of this.lettingGo) if (!this.held.has(start)) this.lettingGo.delete(start);
     this.heldSorted = [...this.held.values()].sort((a, b) => (a.start < b.start ? -1 : 1));
   }
 
@@ -510,7 +515,10 @@ export class RingMember implements NamespaceOwnership {
         this.draining.set(start, now);
         started = true;
       }
-      if (owner === this.me && this.draining.delete(start)) started = true;
+      if (owner === this.me && this.draining.delete(start)) {
+        this.lettingGo.delete(start);
+        started = true;
+      }
     }
     if (started) this.changed();
     const busy = (slot: HashRange) => [...this.inFlight.keys()].some((namespace) => {
@@ -521,6 +529,7 @@ export class RingMember implements NamespaceOwnership {
     if (drained.size === 0) return;
     // Work still in flight past the drain timeout is abandoned: its writes must not land once the slot is free.
     const drainedSlots = [...drained].map((start) => this.held.get(start)!);
+    for (const start of drained) this.lettingGo.add(start);
     this.letGo((namespace) => {
       const hash = namespaceHash(namespace);
       return drainedSlots.some((slot) => slot.start <= hash && hash < slot.end);
@@ -607,7 +616,10 @@ export class RingMember implements NamespaceOwnership {
     try {
       if (this.held.size > 0 && this.acting()) {
         const mine = new Set(this.held.keys());
-        for (const start of mine) this.draining.set(start, this.clock.monotonic());
+        for (const start of mine) {
+          this.draining.set(start, this.clock.monotonic());
+          this.lettingGo.add(start);
+        }
         this.changed();
         this.letGo(() => true);
         for (let attempt = 0; attempt < 5; attempt++) {
