@@ -143,6 +143,8 @@ export class ShardMembership {
     const leave = new AbortController();
     const membership = this.member.run(leave.signal);
     const abort = new AbortController();
+    // Work abandoned at the shutdown timeout may still try to write: the member stops every write before the controllers hear of it.
+    abort.signal.addEventListener("abort", () => this.member.stopWriting(), { once: true });
     const controllers = runControllers(terminate, abort.signal);
     await abortedSignal(terminate);
     await drain(controllers, abort, this.setup.options.controllerShutdownTimeoutMs, this.setup.logger);

@@ -376,6 +376,15 @@ export class RingMember implements NamespaceOwnership {
     });
   }
 
+  /**
+   * Ahead of leaving: the writes in flight everywhere are abandoned, and no new one starts, while
+   * the slots still wait to be handed over. For work abandoned at a shutdown that may still try to write.
+   */
+  stopWriting(): void {
+    for (const start of this.held.keys()) this.lettingGo.add(start);
+    this.letGo(() => true);
+  }
+
   /** Tells the letting-go listeners which namespaces this member stops acting on. */
   private letGo(lost: (namespace: string) => boolean): void {
     for (const listener of this.lettingGoListeners) listener(lost);
@@ -616,12 +625,9 @@ export class RingMember implements NamespaceOwnership {
     try {
       if (this.held.size > 0 && this.acting()) {
         const mine = new Set(this.held.keys());
-        for (const start of mine) {
-          this.draining.set(start, this.clock.monotonic());
-          this.lettingGo.add(start);
-        }
+        for (const start of mine) this.draining.set(start, this.clock.monotonic());
+        this.stopWriting();
         this.changed();
-        this.letGo(() => true);
         for (let attempt = 0; attempt < 5; attempt++) {
           const released = await this.writeTable((table) => this.withoutMine(table, mine));
           if (released) break;
