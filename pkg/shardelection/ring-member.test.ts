@@ -112,6 +112,13 @@ function namespaceOfSlot(slot: number): string {
   return namespacesBySlot.get(slot)!;
 }
 const spreadNamespaces = [...namespacesBySlot.values()];
+/** The root slots' numbers, 0 … 255. */
+const allSlots = [...Array(rootSlotCount).keys()];
+
+/** A root slot `member` acts on now. */
+function slotHeldBy(member: RingMember): number {
+  return allSlots.find((slot) => member.holds(namespaceOfSlot(slot)))!;
+}
 
 function startMember(
   ring: FakeRing,
@@ -188,6 +195,17 @@ async function advance(clock: FakeClock, ms: number, members: RingMember[], name
   }
 }
 
+/** Members a and b of a new ring, each holding its share. */
+async function twoSettledMembers() {
+  const ring = new FakeRing();
+  const clock = new FakeClock();
+  const a = startMember(ring, clock, "a");
+  const b = startMember(ring, clock, "b");
+  const both = [a.member, b.member];
+  await advance(clock, 4000, both);
+  return { ring, clock, a, b, both };
+}
+
 describe("shard ring member", () => {
   test("alone, it takes every slot once its caches hold them, and acts everywhere", async () => {
     const ring = new FakeRing();
@@ -224,13 +242,8 @@ describe("shard ring member", () => {
   });
 
   test("a member that cannot renew stops acting at its renew deadline, before the others take its slots at the lease's end", async () => {
-    const ring = new FakeRing();
-    const clock = new FakeClock();
-    const a = startMember(ring, clock, "a");
-    const b = startMember(ring, clock, "b");
-    const both = [a.member, b.member];
-    await advance(clock, 4000, both);
-    const aSlot = [...Array(rootSlotCount).keys()].find((slot) => a.member.holds(namespaceOfSlot(slot)))!;
+    const { ring, clock, a, b, both } = await twoSettledMembers();
+    const aSlot = slotHeldBy(a.member);
     a.cable.cut = true;
     await advance(clock, lease.renewDeadlineMs + 1000, both);
     expect(a.member.holds(namespaceOfSlot(aSlot))).toBe(false);
@@ -246,13 +259,8 @@ describe("shard ring member", () => {
   });
 
   test("a member that lost its membership leaves its Lease to expire: a write it sent may still be on its way", async () => {
-    const ring = new FakeRing();
-    const clock = new FakeClock();
-    const a = startMember(ring, clock, "a");
-    const b = startMember(ring, clock, "b");
-    const both = [a.member, b.member];
-    await advance(clock, 4000, both);
-    const aSlot = [...Array(rootSlotCount).keys()].find((slot) => a.member.holds(namespaceOfSlot(slot)))!;
+    const { ring, clock, a, b, both } = await twoSettledMembers();
+    const aSlot = slotHeldBy(a.member);
     const aName = a.member.status().member;
     a.cable.renewalsHang = true;
     await advance(clock, lease.renewDeadlineMs + 500, both);
@@ -301,7 +309,7 @@ describe("shard ring member", () => {
     const aName = a.member.status().member;
     const lettingGo: { lostSlots: number; stillInTable: number; stillWritable: number }[] = [];
     a.member.onLettingGo((lost) => {
-      const lostSlots = [...Array(rootSlotCount).keys()].filter((slot) => lost(namespaceOfSlot(slot)));
+      const lostSlots = allSlots.filter((slot) => lost(namespaceOfSlot(slot)));
       const stillInTable = lostSlots.filter((slot) => holderOfNamespace(ring.table.table, namespaceOfSlot(slot)) === aName).length;
       // A write started after its slot's writes were abandoned would land after the table frees it.
       const stillWritable = lostSlots.filter((slot) => a.member.holds(namespaceOfSlot(slot))).length;
@@ -328,7 +336,7 @@ describe("shard ring member", () => {
     await advance(clock, 3 * lease.renewDeadlineMs, [a.member, b.member]);
     expect(a.member.status().member).toBe("loom-a-0");
     // Still renewed, so still acting on the slots it keeps.
-    expect([...Array(rootSlotCount).keys()].some((slot) => a.member.holds(namespaceOfSlot(slot)))).toBe(true);
+    expect(allSlots.some((slot) => a.member.holds(namespaceOfSlot(slot)))).toBe(true);
     release();
     await advance(clock, 3000, [a.member, b.member]);
     expect(a.member.status().held + b.member.status().held).toBe(rootSlotCount);
@@ -369,12 +377,8 @@ describe("shard ring member", () => {
   });
 
   test("leaving hands every slot over at once", async () => {
-    const ring = new FakeRing();
-    const clock = new FakeClock();
-    const a = startMember(ring, clock, "a");
-    const b = startMember(ring, clock, "b");
-    await advance(clock, 4000, [a.member, b.member]);
-    const bSlot = [...Array(rootSlotCount).keys()].find((slot) => b.member.holds(namespaceOfSlot(slot)))!;
+    const { ring, clock, a, b } = await twoSettledMembers();
+    const bSlot = slotHeldBy(b.member);
     // Once its writes in flight are abandoned, no new one may start before the table frees the slots.
     let writableWhenLettingGo: boolean | undefined;
     b.member.onLettingGo(() => (writableWhenLettingGo = b.member.holds(namespaceOfSlot(bSlot))));

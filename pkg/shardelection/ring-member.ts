@@ -28,7 +28,7 @@ import type { Logger } from "../log/logger.ts";
 import { compareResourceVersions } from "../kube/resource-version.ts";
 import { planSlotOwners } from "../sharding/assignment.ts";
 import { type HashRange, sameRanges } from "../sharding/hash-range.ts";
-import { namespaceHash } from "../sharding/namespace-hash.ts";
+import { namespaceHash, rangesHoldNamespace } from "../sharding/namespace-hash.ts";
 import { maxSlotWeight, slotWeights, sortHashes, splitHeavySlots } from "../sharding/slot-splits.ts";
 import { rangesOfSlots, slotIndexOf } from "../sharding/slots.ts";
 import { MembershipLostError, type RingApi } from "./ring-api.ts";
@@ -530,19 +530,13 @@ export class RingMember implements NamespaceOwnership {
       }
     }
     if (started) this.changed();
-    const busy = (slot: HashRange) => [...this.inFlight.keys()].some((namespace) => {
-      const hash = namespaceHash(namespace);
-      return slot.start <= hash && hash < slot.end;
-    });
+    const busy = (slot: HashRange) => [...this.inFlight.keys()].some((namespace) => rangesHoldNamespace([slot], namespace));
     const drained = new Set([...this.draining].filter(([start, since]) => !busy(this.held.get(start)!) || now - since >= this.options.drainTimeoutMs).map(([start]) => start));
     if (drained.size === 0) return;
     // Work still in flight past the drain timeout is abandoned: its writes must not land once the slot is free.
-    const drainedSlots = [...drained].map((start) => this.held.get(start)!);
+    const drainedRanges = rangesOfSlots([...drained].map((start) => this.held.get(start)!));
     for (const start of drained) this.lettingGo.add(start);
-    this.letGo((namespace) => {
-      const hash = namespaceHash(namespace);
-      return drainedSlots.some((slot) => slot.start <= hash && hash < slot.end);
-    });
+    this.letGo((namespace) => rangesHoldNamespace(drainedRanges, namespace));
     const released = await this.writeTable((table) => this.withoutMine(table, drained));
     if (!released) return;
     this.setHeld([...this.held.values()].filter((slot) => !drained.has(slot.start)));
