@@ -12,6 +12,7 @@ const name = "garbagecollector";
 /** The garbagecollector controller (alias garbage-collector-controller): ownerReference cascading deletion for every resource. */
 export const garbageCollectorDescriptor: ControllerDescriptor = {
   serviceAccountName: "generic-garbage-collector",
+  reportingController: "garbage-collector-controller",
   name,
   aliases: ["garbage-collector-controller"],
   enabledByDefault: true,

@@ -26,7 +26,10 @@ export interface ControllerContext {
   client: KubeClient;
   /** The one informer factory of the process: ask it for informers in `create`, before start. */
   informers: SharedInformerFactory;
-  /** Records Events as this controller; drops them while the process does not lead. */
+  /**
+   * Records Events as this controller (their reporting controller is the descriptor's `reportingController`);
+   * drops them while the process may not act on what they are about (not leading, or not its namespace).
+   */
   events: EventRecorder;
   /** The process's logger, with `controller: <name>` on every line. */
   logger: Logger;
@@ -74,6 +77,11 @@ export interface ControllerDescriptor extends KnownController {
    * (kube-controller-manager's names for its own controllers). Default: "<name>-controller".
    */
   serviceAccountName?: string;
+  /**
+   * The reporting controller of the Events it records, which `kubectl describe` shows as "From"
+   * (kube-controller-manager's names for its own controllers). Default: "<name>-controller".
+   */
+  reportingController?: string;
   /** Default: the process's client, rate limit included. */
   client?: ClientPolicy;
   /** Builds the controller, or returns undefined (with a log line) when it cannot run in this cluster. */

@@ -54,7 +54,8 @@ export type { ExitReason } from "./shutdown.ts";
 /** How the controllers are confined (see Manager.coordination). */
 interface Coordination {
   writeGuard?: WriteGuard;
-  events: EventRecorder;
+  /** Holds a recorder's Events to what this process may write, as `writeGuard` does its requests. */
+  guardEvents: (events: EventRecorder) => EventRecorder;
   ownership?: NamespaceOwnership;
   /** The controllers' informer factory. */
   informers: SharedInformerFactory;
@@ -160,9 +161,13 @@ export class Manager {
     const { options, logger } = this;
     const events = await this.startEvents(client, services);
     const informerMetrics = new PrometheusInformerMetricsProvider(this.endpoints.metrics);
-    const coordination = await this.coordination(client, events, services, informerMetrics);
+    const coordination = await this.coordination(client, events.newRecorder(this.program.name), services, informerMetrics);
     const { informers } = coordination;
-    const context = { ...this.controllerContext(informers, coordination.events), ownership: coordination.ownership };
+    const context = {
+      ...this.controllerContext(informers),
+      recorderFor: (reportingController: string) => coordination.guardEvents(events.newRecorder(reportingController)),
+      ownership: coordination.ownership,
+    };
     const controllers = await createControllers(options.enabledControllers, this.descriptors, context, {
       client,
       connection: options.connection,
@@ -192,29 +197,30 @@ export class Manager {
    */
   private async coordination(
     client: KubeClient,
-    events: EventRecorder,
+    /** Records the process's own Events (the Lease's), under the program's name. */
+    processEvents: EventRecorder,
     services: ServiceGroup,
     metrics: InformerMetricsProvider,
   ): Promise<Coordination> {
     const { options } = this;
-    if (options.sharding) return this.shardMembership(client, events, services, metrics);
+    if (options.sharding) return this.shardMembership(client, services, metrics);
     const informers = this.informerFactory(client, metrics);
     if (options.leaderElection.enabled) {
-      const leadership = await this.leadership(client, events, services, metrics);
+      const leadership = await this.leadership(client, processEvents, services, metrics);
       return {
         writeGuard: leadership.writeGuard,
-        events: leaderOnlyEvents(events, () => leadership.assertLeading()),
+        guardEvents: (recorder) => leaderOnlyEvents(recorder, () => leadership.assertLeading()),
         // A warm standby fills its caches while it waits; otherwise they start once it leads, as kube-controller-manager's do.
         informers,
         informersFirst: options.warmStandby,
         run: (whileLeading, terminate) => leadership.run(whileLeading, terminate),
       };
     }
-    return { events, informers, informersFirst: false };
+    return { guardEvents: (recorder) => recorder, informers, informersFirst: false };
   }
 
   /** The event broadcaster, started: what the controllers record reaches the API server and the status page. */
-  private async startEvents(client: KubeClient, services: ServiceGroup): Promise<EventRecorder> {
+  private async startEvents(client: KubeClient, services: ServiceGroup): Promise<EventBroadcaster> {
     const { recentEvents } = this;
     const broadcaster = new EventBroadcaster({
       sink: new KubeEventSink(client),
@@ -223,7 +229,7 @@ export class Manager {
       observer: recentEvents,
     });
     await services.start({ name: "events", start: () => broadcaster.start(), stop: () => broadcaster.shutdown() });
-    return broadcaster.newRecorder(this.program.name);
+    return broadcaster;
   }
 
   private informerFactory(client: KubeClient, metrics: InformerMetricsProvider, sharding?: InformerSharding): SharedInformerFactory {
@@ -264,7 +270,7 @@ export class Manager {
    * controllers' informers cache only the namespaces of the slots it holds or is about to, and a slot is taken
    * once every one of them has its objects.
    */
-  private async shardMembership(client: KubeClient, events: EventRecorder, services: ServiceGroup, metrics: InformerMetricsProvider): Promise<Coordination> {
+  private async shardMembership(client: KubeClient, services: ServiceGroup, metrics: InformerMetricsProvider): Promise<Coordination> {
     const { options, identity, logger } = this;
     const sharding = options.sharding!;
     const status = () => membership.member.status();
@@ -279,7 +285,7 @@ export class Manager {
     await services.start(informersService("shard-ring-informer", ring));
     return {
       writeGuard: membership.writeGuard,
-      events: membership.ownedEvents(events),
+      guardEvents: (recorder) => membership.ownedEvents(recorder),
       ownership: membership.member,
       informers,
       // Its caches fill before it holds anything: a slot is taken only once its objects are cached.
@@ -300,11 +306,10 @@ export class Manager {
     return informers;
   }
 
-  private controllerContext(informers: SharedInformerFactory, events: EventRecorder) {
+  private controllerContext(informers: SharedInformerFactory) {
     const registry = this.endpoints.metrics;
     return {
       informers,
-      events,
       logger: this.logger,
       metrics: registry,
       workqueueMetrics: new PrometheusWorkqueueMetricsProvider(registry),

@@ -10,8 +10,8 @@ import { describeUnsynced, unsyncedSources, waitForNamedCacheSync } from "../inf
 import type { KubeClient } from "../kube/client.ts";
 import { leaderElectionIdentity } from "../leaderelection/identity.ts";
 import { type Logger, silentLogger } from "../log/logger.ts";
-import type { ControllerContext, ControllerDescriptor } from "../manager/controller-descriptor.ts";
-import { createControllers } from "../manager/create-controllers.ts";
+import type { ControllerDescriptor } from "../manager/controller-descriptor.ts";
+import { createControllers, type SharedControllerContext } from "../manager/create-controllers.ts";
 import { drain } from "../manager/shutdown.ts";
 import type { Runnable } from "../manager/runnable.ts";
 import { ShardMembership } from "../manager/shard-membership.ts";
@@ -95,10 +95,12 @@ export async function runControllers(client: KubeClient, descriptors: readonly C
   });
   const broadcaster = new EventBroadcaster({ sink: new KubeEventSink(client), reportingInstance: identity, logger });
   broadcaster.start();
-  const recorder = broadcaster.newRecorder();
-  const context: Omit<ControllerContext, "client"> = {
+  const context: SharedControllerContext = {
     informers,
-    events: membership ? membership.ownedEvents(recorder) : recorder,
+    recorderFor: (reportingController) => {
+      const recorder = broadcaster.newRecorder(reportingController);
+      return membership ? membership.ownedEvents(recorder) : recorder;
+    },
     logger,
     metrics,
     workqueueMetrics: new PrometheusWorkqueueMetricsProvider(metrics),
