@@ -5,7 +5,7 @@ import type { V1Pod, V1ReplicaSet } from "@kubernetes/client-node";
 import type { EventRecorder } from "../../pkg/events/recorder.ts";
 import type { KubeClient } from "../../pkg/kube/client.ts";
 import type { ResourceClient } from "../../pkg/kube/dynamic-client.ts";
-import { ApiError, isAlreadyExists, isConflict, isNotFound } from "../../pkg/kube/errors.ts";
+import { ApiError, isAlreadyExists, isConflict, isNamespaceTerminating, isNotFound } from "../../pkg/kube/errors.ts";
 import { apiVersionOf, resources } from "../../pkg/kube/gvr.ts";
 import type { OwnerReference, Wire } from "../../pkg/kube/objects.ts";
 import { controllerRefOf } from "../../pkg/kube/owner-references.ts";
@@ -156,8 +156,4 @@ export function isPodGone(err: unknown): boolean {
 export function failureMessage(err: unknown): string {
   if (err instanceof ApiError) return err.status?.message ?? err.message;
   return errorMessage(err);
-}
-
-export function isNamespaceTerminating(err: unknown): boolean {
-  return err instanceof ApiError && (err.status?.details?.causes ?? []).some((cause) => cause.reason === "NamespaceTerminating");
 }

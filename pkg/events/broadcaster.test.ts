@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import pino from "pino";
 import { FakeClock } from "../clock/fake-clock.ts";
 import { ApiError, TransportError } from "../kube/errors.ts";
-import type { KubeObject } from "../kube/objects.ts";
+import type { KubeObject, Status } from "../kube/objects.ts";
 import { EventBroadcaster, type EventBroadcasterOptions } from "./broadcaster.ts";
 import type { KubeEvent } from "./event.ts";
 import { FakeEventSink } from "../../test/support/fake-event-sink.ts";
@@ -283,6 +283,28 @@ describe("EventBroadcaster", () => {
     const gaveUp = lines.find((line) => line.msg === "Unable to write event, giving up");
     expect(gaveUp?.level).toBe(50);
     expect(gaveUp?.err?.message).toContain('cannot create resource "events"');
+  });
+
+  test("an Event refused because its namespace is being deleted is dropped quietly, as client-go's recorder drops it", async () => {
+    const lines: { level: number; msg: string }[] = [];
+    const logger = pino({ level: "debug" }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const { clock, sink, recorder, observed } = setUp({ logger });
+    const message = "unable to create new content in namespace shop because it is being terminated";
+    const status: Status = {
+      kind: "Status",
+      code: 403,
+      reason: "Forbidden",
+      message,
+      details: { name: "web-1.18ec4d3e06e57f40", kind: "events", causes: [{ reason: "NamespaceTerminating", message: "namespace shop is being terminated", field: "metadata.namespace" }] },
+    };
+    sink.failWith = () => new ApiError(403, "Forbidden", message, "POST", "/events", status);
+    recorder.eventf(pod, undefined, "Normal", "SuccessfulDelete", "Delete", "deleted");
+    await settle();
+    await clock.advance(10 * maxRetryWaitMs);
+    expect(sink.calls).toHaveLength(1);
+    expect(observed.drops.get("write-failed")).toBe(1);
+    expect(lines.filter((line) => line.level >= 40)).toEqual([]);
+    expect(lines.map((line) => line.msg)).toContain("Event refused: its namespace is being deleted");
   });
 
   test("a series patch that meets a 404 creates the Event again, with its series", async () => {

@@ -3,7 +3,7 @@
 // correlator's per-object spam filter and writes with a few retries. Every write, series updates included, happens
 // in that one loop, so no two writes about the same Event can race.
 import { type Clock, type Timer, realClock } from "../clock/clock.ts";
-import { ApiError, isAlreadyExists, isNotFound } from "../kube/errors.ts";
+import { ApiError, isAlreadyExists, isNamespaceTerminating, isNotFound } from "../kube/errors.ts";
 import { type Logger, silentLogger } from "../log/logger.ts";
 import type { KubeEvent } from "./event.ts";
 import type { EventSink } from "./event-sink.ts";
@@ -223,9 +223,12 @@ export class EventBroadcaster {
         return true;
       } catch (err) {
         const retry = retryable(err) && attempts < this.maxWriteAttempts && !this.stopWriting.signal.aborted;
-        // A lost Event is worth an error line (client-go logs it so too); a retry is not.
+        // A lost Event is worth an error line (client-go logs it so too); a retry is not. Nor is an
+        // Event about an object in a namespace being deleted, where nothing new may be created (the
+        // controllers' own deletions there are what it reports): client-go's recorder drops it quietly.
         if (!retry) {
-          this.logger.error({ ...context, attempts, err }, "Unable to write event, giving up");
+          if (isNamespaceTerminating(err)) this.logger.debug({ ...context, err }, "Event refused: its namespace is being deleted");
+          else this.logger.error({ ...context, attempts, err }, "Unable to write event, giving up");
           return false;
         }
         this.logger.debug({ ...context, attempts, err }, "Unable to write event, will retry");

@@ -114,3 +114,6 @@ export const isResourceExpired = (err: unknown): err is ApiError =>
   err instanceof ApiError && (err.code === 410 || err.reason === "Expired" || err.reason === "Gone");
 /** A create whose name is taken (409 with reason AlreadyExists). */
 export const isAlreadyExists = (err: unknown): err is ApiError => err instanceof ApiError && err.reason === "AlreadyExists";
+/** A create refused because its namespace is being deleted (403 with the cause NamespaceTerminating): nothing new can go there. */
+export const isNamespaceTerminating = (err: unknown): err is ApiError =>
+  err instanceof ApiError && (err.status?.details?.causes ?? []).some((cause) => cause.reason === "NamespaceTerminating");
