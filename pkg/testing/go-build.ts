@@ -7,7 +7,7 @@ import { delimiter, join } from "node:path";
 import { withBuildLock } from "./build-lock.ts";
 import { dyingWithThisProcess } from "./daemon-process.ts";
 
-/** A program built with `go build` from a folder holding its pinned module. */
+/** A program built with `go build` (or a test binary with `go test -c`) from a folder holding its pinned module. */
 export interface GoBinary {
   /** The program's name, e.g. "kube-apiserver". */
   name: string;
@@ -15,8 +15,10 @@ export interface GoBinary {
   version: string;
   /** The folder with the go.mod that pins it. */
   moduleDir: string;
-  /** What `go build` builds, e.g. "k8s.io/kubernetes/cmd/kube-apiserver". */
+  /** What `go` compiles, e.g. "k8s.io/kubernetes/cmd/kube-apiserver". */
   goPackage: string;
+  /** A program (`go build`, the default) or the tests of `goPackage` (`go test -c`, e.g. Kubernetes' e2e suite). */
+  kind?: "program" | "tests";
   ldflags: string;
   /** Said while building: measured on 2 cores, after the builds before it filled Go's cache. */
   firstBuildTime: string;
@@ -53,7 +55,8 @@ async function buildBinary(binary: GoBinary, target: string, log: (message: stri
   const progress = setInterval(() => log(`still building ${label}: ${elapsed()} s`), PROGRESS_INTERVAL_MS);
   try {
     // Tied to us, so an interrupted run does not leave a go build burning every core.
-    const [program = "go", ...args] = dyingWithThisProcess(["go", "build", "-trimpath", "-ldflags", binary.ldflags, "-o", temporary, binary.goPackage]);
+    const compile = binary.kind === "tests" ? ["test", "-c"] : ["build"];
+    const [program = "go", ...args] = dyingWithThisProcess(["go", ...compile, "-trimpath", "-ldflags", binary.ldflags, "-o", temporary, binary.goPackage]);
     const go = spawn(program, args, {
       cwd: binary.moduleDir,
       env: { ...process.env, GOTOOLCHAIN: "local", CGO_ENABLED: "0" },
@@ -68,7 +71,7 @@ async function buildBinary(binary: GoBinary, target: string, log: (message: stri
     go.stdout.on("data", forward);
     go.stderr.on("data", forward);
     const exitCode = await new Promise<number | null>((resolve, reject) => go.on("error", reject).on("close", resolve));
-    if (exitCode !== 0) throw new Error(`go build of ${label} failed (exit ${exitCode}) in ${binary.moduleDir}:\n${output.slice(-4000)}`);
+    if (exitCode !== 0) throw new Error(`go ${compile.join(" ")} of ${label} failed (exit ${exitCode}) in ${binary.moduleDir}:\n${output.slice(-4000)}`);
     renameSync(temporary, target);
     log(`built ${label} in ${elapsed()} s: ${target}`);
     return target;
