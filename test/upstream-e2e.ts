@@ -13,6 +13,7 @@ import { parseArgs } from "node:util";
 import { ensureGoBinary, type GoBinary } from "../pkg/testing/go-build.ts";
 import { binaryCacheDir, KUBERNETES_VERSION } from "./controlplane/binaries.ts";
 import { spawnDaemon, stopDaemon } from "./controlplane/daemon-process.ts";
+import { freeLoopbackPorts } from "./controlplane/free-ports.ts";
 import { LocalCluster } from "./controlplane/local-cluster.ts";
 
 /** The release whose e2e suite tools/kubernetes-e2e pins. */
@@ -60,9 +61,9 @@ if (KUBERNETES_VERSION !== E2E_VERSION) {
 }
 
 const log = (message: string) => console.error(`upstream-e2e: ${message}`);
-const testBinary = (name: string, version: string, goPackage: string, kind: GoBinary["kind"], firstBuildTime: string): GoBinary => ({ name, version, moduleDir, goPackage, kind, ldflags: "-s -w", firstBuildTime });
-const e2eTest = await ensureGoBinary(testBinary("e2e.test", E2E_VERSION, "k8s.io/kubernetes/test/e2e", "tests", "11 min"), binaryCacheDir, log);
-const ginkgo = await ensureGoBinary(testBinary("ginkgo", GINKGO_VERSION, "github.com/onsi/ginkgo/v2/ginkgo", "program", "20 s"), binaryCacheDir, log);
+const pinnedBinary = (name: string, version: string, goPackage: string, kind: GoBinary["kind"], firstBuildTime: string): GoBinary => ({ name, version, moduleDir, goPackage, kind, ldflags: "-s -w", firstBuildTime });
+const e2eTest = await ensureGoBinary(pinnedBinary("e2e.test", E2E_VERSION, "k8s.io/kubernetes/test/e2e", "tests", "11 min"), binaryCacheDir, log);
+const ginkgo = await ensureGoBinary(pinnedBinary("ginkgo", GINKGO_VERSION, "github.com/onsi/ginkgo/v2/ginkgo", "program", "20 s"), binaryCacheDir, log);
 const build = Bun.spawnSync(["./node_modules/.bin/bun", "run", "build"], { cwd: repoRoot, stdout: "ignore", stderr: "inherit" });
 if (build.exitCode !== 0) process.exit(build.exitCode ?? 1);
 
@@ -73,10 +74,12 @@ const mode = values["leader-elect"] ? ["--leader-elect=true"] : ["--shard-ring=e
 const runDir = join(repoRoot, ".cache", "upstream-e2e", new Date().toISOString().replace(/[:.]/g, "-"));
 const reportDir = join(runDir, "report");
 mkdirSync(reportDir, { recursive: true });
-const kubeLooms = Array.from({ length: replicas }, (_, i) =>
+const names = Array.from({ length: replicas }, (_, i) => `kube-loom-${i}`);
+const ports = await freeLoopbackPorts(names);
+const kubeLooms = names.map((name) =>
   spawnDaemon(
-    [join(repoRoot, "dist", "kube-loom"), `--kubeconfig=${controlPlane.kubeconfigPath}`, "--bind-address=127.0.0.1", `--secure-port=${10360 + i}`, ...mode],
-    join(runDir, `kube-loom-${i}.log`),
+    [join(repoRoot, "dist", "kube-loom"), `--kubeconfig=${controlPlane.kubeconfigPath}`, "--bind-address=127.0.0.1", `--secure-port=${ports[name]}`, ...mode],
+    join(runDir, `${name}.log`),
   ),
 );
 // ginkgo takes a compiled suite only by a name ending in ".test".

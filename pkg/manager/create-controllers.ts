@@ -13,7 +13,7 @@ export interface SharedControllerContext extends Omit<ControllerContext, "client
 }
 
 /** The name a controller's Events report, as kube-controller-manager names its controllers' Event sources. */
-export function reportingControllerOf(descriptor: ControllerDescriptor): string {
+function reportingControllerOf(descriptor: ControllerDescriptor): string {
   return descriptor.reportingController ?? `${descriptor.name}-controller`;
 }
 

@@ -381,8 +381,13 @@ export class RingMember implements NamespaceOwnership {
    * the slots still wait to be handed over. For work abandoned at a shutdown that may still try to write.
    */
   stopWriting(): void {
-    for (const start of this.held.keys()) this.lettingGo.add(start);
-    this.letGo(() => true);
+    this.abandonWrites(this.held.keys(), () => true);
+  }
+
+  /** Abandons the writes in flight in `slots` (their namespaces: `lost`), and starts none there while the table still names this member. */
+  private abandonWrites(slots: Iterable<bigint>, lost: (namespace: string) => boolean): void {
+    for (const start of slots) this.lettingGo.add(start);
+    this.letGo(lost);
   }
 
   /** Tells the letting-go listeners which namespaces this member stops acting on. */
@@ -535,8 +540,7 @@ export class RingMember implements NamespaceOwnership {
     if (drained.size === 0) return;
     // Work still in flight past the drain timeout is abandoned: its writes must not land once the slot is free.
     const drainedRanges = rangesOfSlots([...drained].map((start) => this.held.get(start)!));
-    for (const start of drained) this.lettingGo.add(start);
-    this.letGo((namespace) => rangesHoldNamespace(drainedRanges, namespace));
+    this.abandonWrites(drained, (namespace) => rangesHoldNamespace(drainedRanges, namespace));
     const released = await this.writeTable((table) => this.withoutMine(table, drained));
     if (!released) return;
     this.setHeld([...this.held.values()].filter((slot) => !drained.has(slot.start)));
