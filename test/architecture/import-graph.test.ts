@@ -19,7 +19,7 @@ const shipped = ["mod.ts", "cmd", "controllers", "pkg"];
  * kube-loom/testing runs descriptors as the manager would, on top of everything.
  */
 const pkgLayers: readonly (readonly string[])[] = [
-  ["errors", "clock", "collections", "debug", "eventloop", "labels", "noop", "sharding", "version.ts"],
+  ["errors", "clock", "collections", "debug", "eventloop", "labels", "noop", "runtime", "sharding", "version.ts"],
   ["log", "tls"],
   ["health"],
   ["flowcontrol"],

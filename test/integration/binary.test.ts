@@ -1,8 +1,9 @@
 // The compiled single executable, as an operator meets it.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify as stringifyYaml } from "yaml";
+import { allocatorSettings } from "../../pkg/runtime/allocator-settings.ts";
 import { ControlPlane } from "../controlplane/control-plane.ts";
 import { waitUntil } from "../support/eventually.ts";
 import { buildKubeLoom, KubeLoomProcess } from "../support/kube-loom-binary.ts";
@@ -39,12 +40,15 @@ async function runBinary(args: string[]): Promise<{ code: number; stdout: string
 }
 
 describe("kube-loom single executable", () => {
-  test("starts against the control plane and answers /healthz with 200 ok", async () => {
+  test("starts against the control plane and answers /healthz with 200 ok, as the process it was started as, under the allocator's settings", async () => {
     const kubeLoom = await KubeLoomProcess.start({ binary, kubeconfig: controlPlane.kubeconfigPath, logDir: controlPlane.dir });
     try {
       await kubeLoom.waitFor("/healthz");
       const response = await fetch(`${kubeLoom.url}/healthz`);
       expect(await response.text()).toBe("ok");
+      // It replaced itself (execve keeps the pid) to run with the settings pkg/runtime sets.
+      const environment = readFileSync(`/proc/${kubeLoom.pid}/environ`, "utf8").split("\0");
+      for (const [name, value] of Object.entries(allocatorSettings)) expect(environment).toContain(`${name}=${value}`);
     } finally {
       await kubeLoom.stopCleanly();
     }
