@@ -215,6 +215,15 @@ function printResults(ctx: BenchContext, seeding: SeedTimes): void {
         const name = signal === "SIGKILL" ? "kill -9" : "SIGTERM";
         return [row(`failover, ${name}: to the Lease`, `failover ${signal} lease`), row(`failover, ${name}: to the new leader's first Pod`, `failover ${signal} pod`)];
       });
+  // --no-relist measures no relist: its rows would hold no samples.
+  const relistRows = values["no-relist"]
+    ? []
+    : [
+        row("forced relist: RSS right before the stop (after the restart and the bursts)", "relist rss before", mebibytes),
+        row("forced relist: peak RSS", "relist rss", mebibytes),
+        row("same: peak / RSS right before, same process", "relist peak over before", (value) => `${value.toFixed(2)}×`),
+        row("forced relist: CPU, restart until quiet", "relist cpu", cpu),
+      ];
   printComparison(
     [
       row("exec → first Pod of a new ReplicaSet", "first pod"),
@@ -223,10 +232,7 @@ function printResults(ctx: BenchContext, seeding: SeedTimes): void {
       row("right after the sync, a ReplicaSet scaled up: the write → its new Pod", "live scale"),
       row("RSS once idle", "idle rss", mebibytes),
       row("idle CPU", "idle cpu", (value) => `${value.toFixed(2)} CPU s/min`),
-      row("forced relist: RSS right before the stop (after the restart and the bursts)", "relist rss before", mebibytes),
-      row("forced relist: peak RSS", "relist rss", mebibytes),
-      row("same: peak / RSS right before, same process", "relist peak over before", (value) => `${value.toFixed(2)}×`),
-      row("forced relist: CPU, restart until quiet", "relist cpu", cpu),
+      ...relistRows,
       row(`burst: every ReplicaSet ${perReplicaSet} → ${perReplicaSet + step} (${burstPods} Pods)`, "burst up"),
       row("same: controller CPU", "burst up cpu", cpu),
       row(`same: the benchmark's ${ctx.shape.replicaSets} scale writes`, "burst up writes"),
