@@ -2,9 +2,10 @@
 // environment variables, or another executable (e.g. one built with `--compile-jit-policy`).
 // Each variant scales a ReplicaSet from 0 to N Pods on an empty cluster at the default client
 // limits, as controller-cost.ts does; rounds interleaved, medians against the first variant.
-//   bun bench/runtime-settings.ts [--pods 1000] [--rounds 2] VARIANT...
+//   bun bench/runtime-settings.ts [--pods 1000] [--rounds 2] [--settle 10] VARIANT...
 // VARIANT: `name` alone (this tree's executable as built), `name:VAR=value[,VAR=value]` (with
-// that environment), or `name@/path/to/executable`.
+// that environment), or `name@/path/to/executable`. `--settle`: seconds between the sync and the
+// scale-up (controller-cost.ts waits 70: long enough for the runtime's idle collections to run).
 // Besides CPU in all: the CPU by kind of thread (the JavaScript thread, the HTTP client's, JIT
 // compilers, mimalloc's scavenger, the rest), the JavaScript thread's wake-ups (voluntary context
 // switches), and the RSS once the Pods are there.
@@ -31,12 +32,15 @@ interface Variant {
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),
   allowPositionals: true,
-  options: { pods: { type: "string", default: "1000" }, rounds: { type: "string", default: "2" } },
+  options: { pods: { type: "string", default: "1000" }, rounds: { type: "string", default: "2" }, settle: { type: "string", default: "10" } },
 });
 const pods = Number(values.pods);
 const rounds = Number(values.rounds);
-if (!(pods >= 1) || !(rounds >= 1) || positionals.length === 0) {
-  console.error(`usage: bun bench/runtime-settings.ts [--pods N] [--rounds N] VARIANT... (got pods ${values.pods}, rounds ${values.rounds}, ${positionals.length} variants)`);
+const settleSeconds = Number(values.settle);
+if (!(pods >= 1) || !(rounds >= 1) || !(settleSeconds >= 0) || positionals.length === 0) {
+  console.error(
+    `usage: bun bench/runtime-settings.ts [--pods N] [--rounds N] [--settle SECONDS] VARIANT... (got pods ${values.pods}, rounds ${values.rounds}, settle ${values.settle}, ${positionals.length} variants)`,
+  );
   process.exit(2);
 }
 const variants = positionals.map(parseVariant);
@@ -97,7 +101,7 @@ async function measure(client: Awaited<ReturnType<typeof fastClient>>, variant: 
   const process = spawnDaemon(command, logPath, variant.env);
   try {
     await waitUntil(() => kubeLoom!.monitorsSynced.test(readFileSync(logPath, "utf8")), `${variant.name} to sync (log ${logPath})`, 300_000, 100);
-    await Bun.sleep(10_000); // the start's JIT and the collector's first pass settle
+    await Bun.sleep(settleSeconds * 1000); // the start's JIT and the collector's first pass settle
     await apply(controlPlane, [replicaSetManifest({ name: "web", namespace, replicas: 0 })]);
     await waitForStatus(client, namespace, "web", { replicas: 0 }, 120_000);
     const threadsBefore = threadCpuSeconds(process.pid);
@@ -148,6 +152,6 @@ function printResults(): void {
       median(samples.of("wake-ups", variant.name)).toFixed(0),
     ]);
   }
-  console.log(`${startedOn}\nmedians of ${rounds} interleaved rounds; load average at the end ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);
+  console.log(`${startedOn}\nmedians of ${rounds} interleaved rounds, each ${settleSeconds} s after the sync; load average at the end ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);
   printTable(rows);
 }

@@ -6,7 +6,7 @@ import { createLogger } from "../log/logger.ts";
 import { parseCommandLine } from "../options/parse-command-line.ts";
 import { type Program, resolveProgram } from "../options/program.ts";
 import { UsageError } from "../options/usage-error.ts";
-import { applyAllocatorSettings } from "../runtime/allocator-settings.ts";
+import { applyRuntimeSettings } from "../runtime/runtime-settings.ts";
 import type { ControllerDescriptor } from "./controller-descriptor.ts";
 import { Manager } from "./manager.ts";
 import { shutdownSignal } from "./shutdown-signal.ts";
@@ -17,8 +17,8 @@ import { shutdownSignal } from "./shutdown-signal.ts";
  * once, from `main`, and exit with what it resolves to:
  * `process.exit(await runCommand(process.argv.slice(2), [...builtinControllers, mine], { name: "my-manager", version: "1.0.0" }))`.
  *
- * A compiled executable first replaces itself with itself under the allocator's settings
- * (pkg/runtime/allocator-settings.ts), so call it before anything else is started.
+ * A compiled executable first replaces itself with itself under its runtime settings
+ * (pkg/runtime/runtime-settings.ts), so call it before anything else is started.
  *
  * Resolves with the exit code: 0 clean stop, --help or --version; 1 runtime failure or lost lease;
  * 2 usage error. Failures are logged (one line for an ExpectedError) and become the code; it throws only
@@ -27,7 +27,7 @@ import { shutdownSignal } from "./shutdown-signal.ts";
  * programs with different names never take turns on one Lease.
  */
 export async function runCommand(argv: readonly string[], controllers: readonly ControllerDescriptor[], program: Program): Promise<number> {
-  applyAllocatorSettings();
+  applyRuntimeSettings();
   const outcome = parseCommandLine(argv, { controllers, program });
   if (outcome.kind === "exit") {
     if (outcome.stdout) process.stdout.write(outcome.stdout);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify as stringifyYaml } from "yaml";
-import { allocatorSettings } from "../../pkg/runtime/allocator-settings.ts";
+import { runtimeSettings } from "../../pkg/runtime/runtime-settings.ts";
 import { ControlPlane } from "../controlplane/control-plane.ts";
 import { waitUntil } from "../support/eventually.ts";
 import { buildKubeLoom, KubeLoomProcess } from "../support/kube-loom-binary.ts";
@@ -40,7 +40,7 @@ async function runBinary(args: string[]): Promise<{ code: number; stdout: string
 }
 
 describe("kube-loom single executable", () => {
-  test("starts against the control plane and answers /healthz with 200 ok, as the process it was started as, under the allocator's settings", async () => {
+  test("starts against the control plane and answers /healthz with 200 ok, as the process it was started as, under its runtime settings", async () => {
     const kubeLoom = await KubeLoomProcess.start({ binary, kubeconfig: controlPlane.kubeconfigPath, logDir: controlPlane.dir });
     try {
       await kubeLoom.waitFor("/healthz");
@@ -48,7 +48,7 @@ describe("kube-loom single executable", () => {
       expect(await response.text()).toBe("ok");
       // It replaced itself (execve keeps the pid) to run with the settings pkg/runtime sets.
       const environment = readFileSync(`/proc/${kubeLoom.pid}/environ`, "utf8").split("\0");
-      for (const [name, value] of Object.entries(allocatorSettings)) expect(environment).toContain(`${name}=${value}`);
+      for (const [name, value] of Object.entries(runtimeSettings)) expect(environment).toContain(`${name}=${value}`);
     } finally {
       await kubeLoom.stopCleanly();
     }
