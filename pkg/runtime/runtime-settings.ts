@@ -37,7 +37,7 @@ export interface Reexec {
 
 /**
  * The re-execution that gives a compiled Bun executable the runtime settings it lacks, or
- * undefined: under Node or Deno (another allocator), for a script run by `bun` (a developer's
+ * undefined: under Node or Deno (settings Bun alone reads), for a script run by `bun` (a developer's
  * run, whose command line `bun` owns), and once every setting is in the environment, which is
  * also what stops a second re-execution.
  */
