@@ -46,8 +46,8 @@ if (!(pods >= 1) || !(rounds >= 1) || !(settleSeconds >= 0) || positionals.lengt
   process.exit(2);
 }
 const variants = positionals.map(parseVariant);
-/** The rows of the table: each variant, and with --again its second scale-up. */
-const rowNames = variants.flatMap((variant) => (values.again ? [variant.name, againName(variant)] : [variant.name]));
+/** The rows of the table: each variant, and with --again its second scale-up, named as their samples are. */
+const rows = variants.flatMap((variant) => (values.again ? [{ name: variant.name, variant }, { name: againName(variant), variant }] : [{ name: variant.name, variant }]));
 
 /** The kinds of thread the table shows, and their headings. */
 const threadColumns: [ThreadKind, string][] = [
@@ -155,12 +155,11 @@ async function measure(client: Awaited<ReturnType<typeof fastClient>>, variant: 
 function printResults(): void {
   const reference = variants[0]?.name ?? "";
   const header = ["variant", "env / executable", `0 → ${pods} Pods: CPU in all`, `/ ${reference}`, "rounds", "duration", "RSS after"];
-  const rows = [[...header, ...threadColumns.map(([, heading]) => heading), "JavaScript thread wake-ups"]];
-  for (const name of rowNames) {
-    const variant = variants.find((candidate) => name === candidate.name || name === againName(candidate)) as Variant;
+  const table = [[...header, ...threadColumns.map(([, heading]) => heading), "JavaScript thread wake-ups"]];
+  for (const { name, variant } of rows) {
     const cpu = samples.of("cpu", name);
     const setting = variant.executable ?? (Object.entries(variant.env).map(([key, value]) => `${key}=${value}`).join(" ") || "as built");
-    rows.push([
+    table.push([
       name,
       setting,
       `${median(cpu).toFixed(2)} CPU s`,
@@ -173,5 +172,5 @@ function printResults(): void {
     ]);
   }
   console.log(`${startedOn}\nmedians of ${rounds} interleaved rounds, each ${settleSeconds} s after the sync; load average at the end ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);
-  printTable(rows);
+  printTable(table);
 }
