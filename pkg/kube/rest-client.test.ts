@@ -173,7 +173,7 @@ describe("RestClient", () => {
   test("an object's body is read whole: split in the middle of a character, empty, or broken off", async () => {
     const bytes = new TextEncoder().encode(JSON.stringify({ metadata: { name: "café-ü" } }));
     const cut = bytes.indexOf(0xc3) + 1; // between the two bytes of "é"
-    const inPieces = (pieces: Uint8Array[], failure?: Error) => {
+    const inPieces = (pieces: Uint8Array[], failure?: Error, headers: Record<string, string> = {}) => {
       let next = 0;
       const body = new ReadableStream<Uint8Array>({
         pull(controller) {
@@ -183,16 +183,30 @@ describe("RestClient", () => {
           else controller.close();
         },
       });
-      return new Response(body, { status: 200, headers: { "Content-Type": "application/json" } });
+      return new Response(body, { status: 200, headers: { "Content-Type": "application/json", ...headers } });
     };
     const split = client(async () => inPieces([bytes.slice(0, cut), bytes.slice(cut)]));
     expect(await split.request({ method: "GET", path: "/api/v1/namespaces/a/pods/p" })).toEqual({ metadata: { name: "café-ü" } });
     expect(await client(async () => inPieces([])).request({ method: "DELETE", path: "/api/v1/namespaces/a/pods/p" })).toBeUndefined();
     const reset = Object.assign(new TypeError("The socket connection was closed unexpectedly"), { code: "ECONNRESET" });
-    const broken = client(async () => inPieces([bytes.slice(0, cut)], reset));
-    const err = await broken.request({ method: "GET", path: "/api/v1/namespaces/a/pods/p" }).catch((e: unknown) => e);
+    for (const headers of [{}, { "Content-Length": String(bytes.length) }] as Record<string, string>[]) {
+      const broken = client(async () => inPieces([bytes.slice(0, cut)], reset, headers));
+      const err = await broken.request({ method: "GET", path: "/api/v1/namespaces/a/pods/p" }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(TransportError);
+      expect((err as Error).message).toContain("ECONNRESET");
+    }
+  });
+
+  test("a small body of declared length is read in one piece, within the timeout or not at all", async () => {
+    const text = JSON.stringify({ metadata: { name: "cm", labels: { a: "b" } } });
+    const declared = (response: Response) => new Response(response.body, { status: 200, headers: { "Content-Length": String(text.length) } });
+    const quick = client((_url, init) => Promise.resolve(declared(trickle(text, 3, 5, init.signal))), [], 100);
+    expect(await quick.request({ method: "GET", path: "/api/v1/namespaces/a/configmaps/cm" })).toEqual(JSON.parse(text));
+    // 12 pieces 25 ms apart never go 100 ms without data, but the whole body takes 300 ms.
+    const slow = client((_url, init) => Promise.resolve(declared(trickle(text, 12, 25, init.signal))), [], 100);
+    const err = (await slow.request({ method: "GET", path: "/api/v1/namespaces/a/configmaps/cm" }).catch((e: unknown) => e)) as TransportError;
     expect(err).toBeInstanceOf(TransportError);
-    expect((err as Error).message).toContain("ECONNRESET");
+    expect(err.message).toBe("GET https://api.example:6443/api/v1/namespaces/a/configmaps/cm: request timed out: the response's body not complete within 100 ms");
   });
 
   test("a body that stalls for the timeout is aborted and reported as a stall", async () => {

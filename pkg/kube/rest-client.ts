@@ -90,8 +90,9 @@ export interface RestClientOptions {
   userAgent: string;
   /**
    * How long a request may make no progress, in ms: the wait for the response headers, then
-   * each wait for more of the body. A big list that keeps streaming is never cut off; watches
-   * use it only until the response headers arrive.
+   * each wait for more of the body (for a small body of declared length, read in one piece: the
+   * whole read). A big list that keeps streaming is never cut off; watches use it only until the
+   * response headers arrive.
    */
   timeoutMs: number;
   /** Told about every finished request. */
@@ -142,12 +143,14 @@ export class RestClient {
     // The body is read here, not through send()'s Response: wrapping the stream again cost a
     // few promise turns per request, about a twentieth of a Pod create's CPU.
     const { response, deadline } = await this.start(request);
-    const bytes = await this.wholeBody(request, response, deadline);
-    if (bytes.length === 0) return undefined as T;
     if (isProtobufResponse(response.headers.get("Content-Type"))) {
+      const bytes = await this.wholeBytes(request, response, deadline);
+      if (bytes.length === 0) return undefined as T;
       return this.decodeBody(request, () => decodeEnveloped(kubernetesDecoder(), bytes, request.decode)) as T;
     }
-    return this.decodeBody(request, () => JSON.parse(utf8.decode(bytes)) as unknown) as T;
+    const text = await this.wholeText(request, response, deadline);
+    if (text.length === 0) return undefined as T;
+    return this.decodeBody(request, () => JSON.parse(text) as unknown) as T;
   }
 
   /**
@@ -230,11 +233,37 @@ export class RestClient {
     }
   }
 
-  /** The whole response body, read under the same deadline and errors as bodyChunks. */
-  private async wholeBody(request: RestRequest, response: Response, deadline: ProgressDeadline | undefined): Promise<Uint8Array> {
+  /**
+   * The whole response body, under the same deadline and errors as bodyChunks. A body that declares
+   * a small length (an object's, a Status) is taken in one piece: the runtime then hands it over
+   * without building a stream for JavaScript to read, and the deadline covers the whole read.
+   */
+  private async wholeBytes(request: RestRequest, response: Response, deadline: ProgressDeadline | undefined): Promise<Uint8Array> {
+    const declared = smallDeclaredLength(response);
+    if (declared !== undefined) return this.inOnePiece(request, deadline, declared, async () => new Uint8Array(await response.arrayBuffer()));
     const chunks: Uint8Array[] = [];
     for await (const chunk of this.bodyChunks(request, response, deadline)) chunks.push(chunk);
     return chunks.length === 1 ? (chunks[0] as Uint8Array) : concatBytes(chunks);
+  }
+
+  /** The whole response body as UTF-8 text, read as wholeBytes reads it (a small one as text at once: JSON.parse wants a string). */
+  private async wholeText(request: RestRequest, response: Response, deadline: ProgressDeadline | undefined): Promise<string> {
+    const declared = smallDeclaredLength(response);
+    if (declared !== undefined) return this.inOnePiece(request, deadline, declared, () => response.text());
+    return utf8.decode(await this.wholeBytes(request, response, deadline));
+  }
+
+  private async inOnePiece<B>(request: RestRequest, deadline: ProgressDeadline | undefined, length: number, read: () => Promise<B>): Promise<B> {
+    deadline?.readingWhole();
+    try {
+      const body = await read();
+      countBodyBytes(length);
+      return body;
+    } catch (err) {
+      throw this.transportError(request, err);
+    } finally {
+      deadline?.stop();
+    }
   }
 
   /** Sends the request under a progress deadline, armed now and re-armed when the headers arrive. */
@@ -376,6 +405,17 @@ export class RestClient {
 
 const utf8 = new TextDecoder();
 
+/** The largest declared body read in one piece (see wholeBytes): a Pod's answer is 2–5 KiB. */
+const wholeReadBytes = 64 * 1024;
+
+/** A response's declared Content-Length when it is at most wholeReadBytes; undefined for a larger or undeclared one. */
+function smallDeclaredLength(response: Response): number | undefined {
+  const declared = response.headers.get("Content-Length");
+  if (declared === null || !/^\d+$/.test(declared)) return undefined;
+  const length = Number(declared);
+  return length <= wholeReadBytes ? length : undefined;
+}
+
 /** How much of a watch body is decoded before its events go on: about 60 ConfigMaps of 1 KiB, or 250 objects' metadata. */
 const watchSliceBytes = 64 * 1024;
 
@@ -463,6 +503,12 @@ class ProgressDeadline {
 
   progress(): void {
     this.lastProgress = performance.now();
+  }
+
+  /** The body is read in one piece from now on: no progress is seen until it is all there. */
+  readingWhole(): void {
+    this.waitingFor = "the response's body not complete within";
+    this.progress();
   }
 
   stop(): void {
