@@ -101,7 +101,7 @@ export const kubeApiQpsFlag = misc.float("kube-api-qps", 20,
 export const kubeApiBurstFlag = misc.int("kube-api-burst", 30, "Requests each client may send at once above --kube-api-qps.", { min: 0 });
 
 export const kubeApiTimeoutFlag = misc.duration("kube-api-timeout", 30 * SECOND,
-  "How long to wait for the API server to start answering a request, and for a stalled answer to move again. Watches stay open. 0: no limit.", { min: 0 });
+  "How long to wait for the API server to start answering a request, and for a stalled answer to move again (a small answer, up to 64 KiB: to arrive whole). Watches stay open. 0: no limit.", { min: 0 });
 
 // kube-controller-manager takes any media type here; these two are the ones the API server answers in.
 export const kubeApiContentTypeFlag = misc.enum("kube-api-content-type", apiContentTypes,
