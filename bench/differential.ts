@@ -9,16 +9,18 @@
 // saved for --replay.
 //   bun bench/differential.ts [--cases 100] [--seed S] [--suite gc|rs|all] [--peer kube-loom|kube-controller-manager]
 //                             [--repeat 1] [--idle-ms 2000] [--shrink-runs 40] [--upstream-runs 10] [--report-dir DIR]
-//                             [--keep-dir DIR] [--replay FILE] [--v N]
+//                             [--keep-dir DIR] [--replay FILE] [--v N] [--kube-api-content-type TYPE]
+// --v and --kube-api-content-type are passed to both controller managers.
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { parseArgs } from "node:util";
 import { peerNames, type PeerName } from "./differential/controller-process.ts";
 import { type DifferentialOptions, isFailure, type ReplayCase, runDifferential, type SuiteName, suiteNames, type SuiteReport } from "./differential/run-differential.ts";
 import { printTable } from "./print-table.ts";
+import { apiContentTypes } from "../pkg/kube/protobuf/media-types.ts";
 
 const usage =
-  "usage: bun bench/differential.ts [--cases N] [--seed S] [--suite gc|rs|all] [--peer kube-loom|kube-controller-manager] [--repeat N] [--idle-ms MS] [--quiescence-timeout-s S] [--shrink-runs N] [--upstream-runs N] [--report-dir DIR] [--keep-dir DIR] [--replay FILE] [--v N]";
+  "usage: bun bench/differential.ts [--cases N] [--seed S] [--suite gc|rs|all] [--peer kube-loom|kube-controller-manager] [--repeat N] [--idle-ms MS] [--quiescence-timeout-s S] [--shrink-runs N] [--upstream-runs N] [--report-dir DIR] [--keep-dir DIR] [--replay FILE] [--v N] [--kube-api-content-type TYPE]";
 
 let options: DifferentialOptions;
 try {
@@ -51,11 +53,14 @@ function parseOptions(args: string[]): DifferentialOptions {
       "keep-dir": { type: "string" },
       replay: { type: "string" },
       v: { type: "string", default: "0" },
+      "kube-api-content-type": { type: "string" },
     },
   });
   const suite = values.suite;
   if (suite !== "all" && !suiteNames.includes(suite as SuiteName)) throw new Error(`--suite must be gc, rs or all, not "${suite}"`);
   if (!peerNames.includes(values.peer as PeerName)) throw new Error(`--peer must be one of ${peerNames.join(", ")}, not "${values.peer}"`);
+  const contentType = values["kube-api-content-type"];
+  if (contentType !== undefined && !(apiContentTypes as readonly string[]).includes(contentType)) throw new Error(`--kube-api-content-type must be one of ${apiContentTypes.join(", ")}, not "${contentType}"`);
   const replay = values.replay === undefined ? undefined : readReplay(values.replay);
   return {
     suites: suite === "all" ? suiteNames : [suite as SuiteName],
@@ -68,7 +73,7 @@ function parseOptions(args: string[]): DifferentialOptions {
     shrinkRuns: nonNegativeInteger("--shrink-runs", values["shrink-runs"]),
     upstreamRuns: nonNegativeInteger("--upstream-runs", values["upstream-runs"]),
     reportDir: values["report-dir"],
-    verbosity: nonNegativeInteger("--v", values.v),
+    settings: { verbosity: nonNegativeInteger("--v", values.v), ...(contentType === undefined ? {} : { contentType }) },
     ...(values["keep-dir"] === undefined ? {} : { keepDir: values["keep-dir"] }),
     ...(replay ? { replay } : {}),
     log: (line) => console.error(line),

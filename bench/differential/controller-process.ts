@@ -22,27 +22,35 @@ export interface ControllerProcess {
 
 const startTimeoutMs = 120_000;
 
-/** `verbosity`: both take -v; at 5 and more each logs its garbage collector's every decision. */
+/** Flags both controller managers take, with the same meaning. */
+export interface ControllerSettings {
+  /** -v; at 5 and more each logs its garbage collector's every decision. */
+  verbosity: number;
+  /** --kube-api-content-type; each manager's default (protobuf) when unset. */
+  contentType?: string;
+}
+
 export function startControllerProcess(
   peer: PeerName,
   controlPlane: ControlPlane,
   controllers: string,
   executables: Executables,
   logName: string,
-  verbosity = 0,
+  settings: ControllerSettings = { verbosity: 0 },
 ): Promise<ControllerProcess> {
+  const flags = [`--v=${settings.verbosity}`, ...(settings.contentType === undefined ? [] : [`--kube-api-content-type=${settings.contentType}`])];
   return peer === "kube-loom"
-    ? startKubeLoom(controlPlane, controllers, executables.kubeLoom, logName, verbosity)
-    : startKubeControllerManager(controlPlane, controllers, executables.kubeControllerManager, logName, verbosity);
+    ? startKubeLoom(controlPlane, controllers, executables.kubeLoom, logName, flags)
+    : startKubeControllerManager(controlPlane, controllers, executables.kubeControllerManager, logName, flags);
 }
 
-async function startKubeLoom(controlPlane: ControlPlane, controllers: string, binary: string, logName: string, verbosity: number): Promise<ControllerProcess> {
+async function startKubeLoom(controlPlane: ControlPlane, controllers: string, binary: string, logName: string, flags: string[]): Promise<ControllerProcess> {
   const process = await KubeLoomProcess.start({
     binary,
     kubeconfig: controlPlane.kubeconfigPath,
     logDir: controlPlane.dir,
     name: logName,
-    args: ["--leader-elect=false", `--controllers=${controllers}`, `--v=${verbosity}`],
+    args: ["--leader-elect=false", `--controllers=${controllers}`, ...flags],
   });
   await process.waitFor("/healthz", startTimeoutMs);
   return {
@@ -60,7 +68,7 @@ async function startKubeControllerManager(
   controllers: string,
   binary: string,
   logName: string,
-  verbosity: number,
+  flags: string[],
 ): Promise<ControllerProcess> {
   const { port } = await freeLoopbackPorts(["port"] as const);
   const logPath = join(controlPlane.dir, `${logName}.log`);
@@ -77,7 +85,7 @@ async function startKubeControllerManager(
       // scrape is anonymous, which these paths allow.
       "--authentication-skip-lookup",
       "--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics",
-      `--v=${verbosity}`,
+      ...flags,
     ],
     logPath,
   );

@@ -16,7 +16,7 @@ import { ActivityObserver } from "./activity-observer.ts";
 import { type CaseRun, type RunSettings, runCase, type Side } from "./case-runner.ts";
 import { CaseScope } from "./case-scope.ts";
 import type { Executables } from "../peer-processes.ts";
-import { type ControllerProcess, type PeerName, startControllerProcess } from "./controller-process.ts";
+import { type ControllerProcess, type ControllerSettings, type PeerName, startControllerProcess } from "./controller-process.ts";
 import { installDifferentialCrds } from "./differential-crds.ts";
 import type { DifferentialSuite } from "./differential-suite.ts";
 import type { GcCase } from "./gc-case.ts";
@@ -49,8 +49,8 @@ export interface DifferentialOptions extends RunSettings {
   reportDir: string;
   /** Keeps both control planes' folders (controller logs included) under this folder. */
   keepDir?: string;
-  /** -v of both controller managers (5 logs every garbage-collector decision). */
-  verbosity?: number;
+  /** -v and --kube-api-content-type of both controller managers. */
+  settings?: ControllerSettings;
   /** Runs this one case instead of generated ones. */
   replay?: ReplayCase;
   log(line: string): void;
@@ -140,7 +140,7 @@ async function runSuite<Case>(
   const sides = await Promise.all(
     controlPlanes.map(async (controlPlane, index): Promise<RunningSide> => {
       const client = await fastClient(controlPlane.kubeconfigPath);
-      const controller = await startControllerProcess(peers[index] ?? options.peer, controlPlane, suite.controllers, executables, `${suite.name}-${peers[index]}`, options.verbosity);
+      const controller = await startControllerProcess(peers[index] ?? options.peer, controlPlane, suite.controllers, executables, `${suite.name}-${peers[index]}`, options.settings);
       const observer = await ActivityObserver.start(client, suite.watched);
       const name = sideNames[index] ?? "";
       const side: RunningSide = {
@@ -161,7 +161,7 @@ async function runSuite<Case>(
     const second = pair[1];
     const swap = async (peer: PeerName) => {
       await second.controller.stop();
-      second.controller = await startControllerProcess(peer, second.controlPlane, suite.controllers, executables, `${suite.name}-${peer}-upstream-check`, options.verbosity);
+      second.controller = await startControllerProcess(peer, second.controlPlane, suite.controllers, executables, `${suite.name}-${peer}-upstream-check`, options.settings);
     };
     await swap("kube-controller-manager");
     const upstreamSides: [Side, Side] = [pair[0], { ...second, name: `${peers[0]} (second)`, queueActivity: () => second.controller.queueActivity() }];
