@@ -241,16 +241,21 @@ export class RestClient {
   private async wholeBytes(request: RestRequest, response: Response, deadline: ProgressDeadline | undefined): Promise<Uint8Array> {
     const declared = smallDeclaredLength(response);
     if (declared !== undefined) return this.inOnePiece(request, deadline, declared, async () => new Uint8Array(await response.arrayBuffer()));
-    const chunks: Uint8Array[] = [];
-    for await (const chunk of this.bodyChunks(request, response, deadline)) chunks.push(chunk);
-    return chunks.length === 1 ? (chunks[0] as Uint8Array) : concatBytes(chunks);
+    return this.streamedBytes(request, response, deadline);
   }
 
   /** The whole response body as UTF-8 text, read as wholeBytes reads it (a small one as text at once: JSON.parse wants a string). */
   private async wholeText(request: RestRequest, response: Response, deadline: ProgressDeadline | undefined): Promise<string> {
     const declared = smallDeclaredLength(response);
     if (declared !== undefined) return this.inOnePiece(request, deadline, declared, () => response.text());
-    return utf8.decode(await this.wholeBytes(request, response, deadline));
+    return utf8.decode(await this.streamedBytes(request, response, deadline));
+  }
+
+  /** A large or undeclared body, gathered from its stream chunk by chunk. */
+  private async streamedBytes(request: RestRequest, response: Response, deadline: ProgressDeadline | undefined): Promise<Uint8Array> {
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of this.bodyChunks(request, response, deadline)) chunks.push(chunk);
+    return chunks.length === 1 ? (chunks[0] as Uint8Array) : concatBytes(chunks);
   }
 
   private async inOnePiece<B>(request: RestRequest, deadline: ProgressDeadline | undefined, length: number, read: () => Promise<B>): Promise<B> {
