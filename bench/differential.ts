@@ -17,7 +17,7 @@ import { parseArgs } from "node:util";
 import { peerNames, type PeerName } from "./differential/controller-process.ts";
 import { type DifferentialOptions, isFailure, type ReplayCase, runDifferential, type SuiteName, suiteNames, type SuiteReport } from "./differential/run-differential.ts";
 import { printTable } from "./print-table.ts";
-import { apiContentTypes } from "../pkg/kube/protobuf/media-types.ts";
+import { apiContentTypes, isApiContentType } from "../pkg/kube/protobuf/media-types.ts";
 
 const usage =
   "usage: bun bench/differential.ts [--cases N] [--seed S] [--suite gc|rs|all] [--peer kube-loom|kube-controller-manager] [--repeat N] [--idle-ms MS] [--quiescence-timeout-s S] [--shrink-runs N] [--upstream-runs N] [--report-dir DIR] [--keep-dir DIR] [--replay FILE] [--v N] [--kube-api-content-type TYPE]";
@@ -60,7 +60,7 @@ function parseOptions(args: string[]): DifferentialOptions {
   if (suite !== "all" && !suiteNames.includes(suite as SuiteName)) throw new Error(`--suite must be gc, rs or all, not "${suite}"`);
   if (!peerNames.includes(values.peer as PeerName)) throw new Error(`--peer must be one of ${peerNames.join(", ")}, not "${values.peer}"`);
   const contentType = values["kube-api-content-type"];
-  if (contentType !== undefined && !(apiContentTypes as readonly string[]).includes(contentType)) throw new Error(`--kube-api-content-type must be one of ${apiContentTypes.join(", ")}, not "${contentType}"`);
+  if (contentType !== undefined && !isApiContentType(contentType)) throw new Error(`--kube-api-content-type must be one of ${apiContentTypes.join(", ")}, not "${contentType}"`);
   const replay = values.replay === undefined ? undefined : readReplay(values.replay);
   return {
     suites: suite === "all" ? suiteNames : [suite as SuiteName],

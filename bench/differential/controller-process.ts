@@ -7,6 +7,7 @@ import { hasExited, logTail, spawnDaemon, stopDaemon } from "../../test/controlp
 import { freeLoopbackPorts } from "../../test/controlplane/free-ports.ts";
 import { pollUntil } from "../../test/controlplane/poll-until.ts";
 import { KubeLoomProcess } from "../../test/support/kube-loom-binary.ts";
+import type { ApiContentType } from "../../pkg/kube/protobuf/media-types.ts";
 import type { Executables, System } from "../peer-processes.ts";
 import { parseQueueActivity, type QueueActivity } from "./queue-metrics.ts";
 
@@ -27,7 +28,7 @@ export interface ControllerSettings {
   /** -v; at 5 and more each logs its garbage collector's every decision. */
   verbosity: number;
   /** --kube-api-content-type; each manager's default (protobuf) when unset. */
-  contentType?: string;
+  contentType?: ApiContentType;
 }
 
 export function startControllerProcess(

@@ -8,6 +8,10 @@ export const jsonMediaType = "application/json";
 export const apiContentTypes = [protobufMediaType, jsonMediaType] as const;
 export type ApiContentType = (typeof apiContentTypes)[number];
 
+export function isApiContentType(value: string): value is ApiContentType {
+  return (apiContentTypes as readonly string[]).includes(value);
+}
+
 /** True when a response's Content-Type header names protobuf (a watch's has ";stream=watch"). */
 export function isProtobufResponse(contentType: string | null): boolean {
   return contentType !== null && contentType.trimStart().startsWith(protobufMediaType);
