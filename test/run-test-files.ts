@@ -9,11 +9,14 @@
 // timings, and the last line is "N passed, N failed", then the files that were rerun. `--skew VERSION` also runs
 // the version-skew subset (SKEW_SUBSET: the files whose outcome depends on what the API server of a
 // release does) against the API server of another supported release, as extra jobs in the same lanes.
+// KUBE_LOOM_TEST_CONTENT_TYPE=application/json runs every kube-loom and client of the suite over JSON.
 //   bun test/run-test-files.ts [--jobs N] [--skew VERSION] [file ...]
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { type ApiContentType, protobufMediaType } from "../pkg/kube/protobuf/media-types.ts";
+import { testContentType, testContentTypeVariable } from "../pkg/testing/test-content-type.ts";
 import { selectKubernetesVersion } from "./controlplane/binaries.ts";
 import { kubebuilderAssets } from "./controlplane/kubebuilder-assets.ts";
 import { knownFlakyFiles } from "./known-flaky.ts";
@@ -77,6 +80,15 @@ if (!Number.isInteger(lanes) || lanes < 1) {
   console.error(`--jobs must be a whole number of at least 1, not "${values.jobs}"`);
   process.exit(2);
 }
+
+let contentType: ApiContentType;
+try {
+  contentType = testContentType();
+} catch (error) {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exit(2);
+}
+if (contentType !== protobufMediaType) console.log(`every kube-loom and client of this run asks for ${contentType} (${testContentTypeVariable})`);
 
 const files = positionals.length > 0 ? positionals.map((file) => relative(repoRoot, resolve(file))) : await allTestFiles();
 const skewVersions = (values.skew ?? []).map(selectKubernetesVersion);

@@ -5,7 +5,8 @@
 #
 # The control plane is Kubernetes v1.37 (the newest supported release), and the version-skew subset
 # runs again against v1.35, the oldest. KUBE_VERSION=1.35 (or 1.36, 1.37) runs the whole suite
-# against that release instead.
+# against that release instead. KUBE_LOOM_TEST_CONTENT_TYPE=application/json runs every kube-loom the
+# suite starts, and the suite's own clients, over JSON instead of protobuf.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OLDEST_SUPPORTED=1.35

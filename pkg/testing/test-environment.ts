@@ -4,12 +4,14 @@
 import { loadClientConfig } from "../kube/client-config.ts";
 import { createKubeClient, type KubeClient } from "../kube/client.ts";
 import { resources } from "../kube/gvr.ts";
+import type { ApiContentType } from "../kube/protobuf/media-types.ts";
 import type { ControllerDescriptor } from "../manager/controller-descriptor.ts";
 import type { ControlPlaneBinaries } from "./binary-assets.ts";
 import type { CustomResourceDefinition } from "./crd-files.ts";
 import { ControlPlane } from "./control-plane.ts";
 import { installCrds, type InstallCrdsOptions } from "./install-crds.ts";
 import { type RunningControllers, type RunOptions, runControllers, TEST_CLIENT_RATE } from "./run-controllers.ts";
+import { testContentType } from "./test-content-type.ts";
 
 /** How `TestEnvironment.start` sets up the control plane. */
 export interface TestEnvironmentOptions {
@@ -21,6 +23,11 @@ export interface TestEnvironmentOptions {
   apiserverArgs?: readonly string[] | undefined;
   /** Budget for etcd and kube-apiserver to come up; default KUBEBUILDER_CONTROLPLANE_START_TIMEOUT or 90 s. */
   startTimeoutMs?: number | undefined;
+  /**
+   * The encoding the admin client, and so the controllers `run` starts, asks for built-in resources
+   * (`--kube-api-content-type`); default KUBE_LOOM_TEST_CONTENT_TYPE or protobuf.
+   */
+  contentType?: ApiContentType | undefined;
 }
 
 const CLIENT_TIMEOUT_MS = 30_000;
@@ -44,6 +51,7 @@ export class TestEnvironment {
 
   /** Starts etcd and kube-apiserver and installs `options.crds`. */
   static async start(options: TestEnvironmentOptions = {}): Promise<TestEnvironment> {
+    const contentType = options.contentType ?? testContentType();
     const controlPlane = await ControlPlane.start({
       ...(options.binaries ? { binaries: options.binaries } : {}),
       ...(options.apiserverArgs ? { extraApiserverArgs: [...options.apiserverArgs] } : {}),
@@ -51,7 +59,7 @@ export class TestEnvironment {
     });
     try {
       const config = loadClientConfig({ kubeconfig: controlPlane.kubeconfigPath });
-      const client = await createKubeClient(config, { ...TEST_CLIENT_RATE, timeoutMs: CLIENT_TIMEOUT_MS });
+      const client = await createKubeClient(config, { ...TEST_CLIENT_RATE, timeoutMs: CLIENT_TIMEOUT_MS, contentType });
       const env = new TestEnvironment(controlPlane, client);
       if (options.crds && options.crds.length > 0) await env.installCrds(options.crds);
       return env;

@@ -6,6 +6,7 @@ import { createKubeClient } from "../../pkg/kube/client.ts";
 import { ApiError, TransportError } from "../../pkg/kube/errors.ts";
 import { resources } from "../../pkg/kube/gvr.ts";
 import type { KubeObject } from "../../pkg/kube/objects.ts";
+import { testContentType } from "../../pkg/testing/test-content-type.ts";
 
 /** What the scenarios run against, prepared by test/integration/client-fixture.ts. */
 export interface ClientFixture {
@@ -27,7 +28,7 @@ export interface ClientFixture {
   tokenFileKubeconfig: string;
 }
 
-const clientOptions = { qps: 50, burst: 100, timeoutMs: 10_000 };
+const clientOptions = { qps: 50, burst: 100, timeoutMs: 10_000, contentType: testContentType() };
 
 async function clientFor(sources: ClientConfigSources) {
   return createKubeClient(loadClientConfig(sources), clientOptions);

@@ -6,11 +6,14 @@ import { loadClientConfig } from "../../pkg/kube/client-config.ts";
 import { createKubeClient, type KubeClient } from "../../pkg/kube/client.ts";
 import type { GroupVersionResource } from "../../pkg/kube/gvr.ts";
 import type { KubeObject } from "../../pkg/kube/objects.ts";
+import type { ApiContentType } from "../../pkg/kube/protobuf/media-types.ts";
+import { testContentType } from "../../pkg/testing/test-content-type.ts";
 import { ControlPlane } from "../controlplane/control-plane.ts";
 import { TcpProxy } from "../support/tcp-proxy.ts";
 
-export async function fastClient(kubeconfig: string): Promise<KubeClient> {
-  return createKubeClient(loadClientConfig({ kubeconfig }), { qps: 2000, burst: 2000, timeoutMs: 30_000 });
+/** An admin client without a rate limit to speak of, asking for the run's encoding unless told another. */
+export async function fastClient(kubeconfig: string, contentType: ApiContentType = testContentType()): Promise<KubeClient> {
+  return createKubeClient(loadClientConfig({ kubeconfig }), { qps: 2000, burst: 2000, timeoutMs: 30_000, contentType });
 }
 
 /** A control plane, an admin client, and a client that reaches kube-apiserver through a TCP proxy the test can cut or stall. */
@@ -21,12 +24,13 @@ export interface ProxiedControlPlane {
   proxied: KubeClient;
 }
 
-export async function startBehindProxy(options?: Parameters<typeof ControlPlane.start>[0]): Promise<ProxiedControlPlane> {
+/** `contentType`: what both clients ask for, the run's encoding by default (a test of one wire's behaviour names it). */
+export async function startBehindProxy(options?: Parameters<typeof ControlPlane.start>[0], contentType?: ApiContentType): Promise<ProxiedControlPlane> {
   const controlPlane = await ControlPlane.start(options);
-  const admin = await fastClient(controlPlane.kubeconfigPath);
+  const admin = await fastClient(controlPlane.kubeconfigPath, contentType);
   const url = new URL(controlPlane.server);
   const proxy = await TcpProxy.start(url.hostname, Number(url.port));
-  const proxied = await fastClient(controlPlane.writeKubeconfig({ server: `https://127.0.0.1:${proxy.port}` }));
+  const proxied = await fastClient(controlPlane.writeKubeconfig({ server: `https://127.0.0.1:${proxy.port}` }), contentType);
   return { controlPlane, admin, proxy, proxied };
 }
 

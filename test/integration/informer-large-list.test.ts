@@ -9,6 +9,7 @@ import { loadClientConfig } from "../../pkg/kube/client-config.ts";
 import { createKubeClient, type KubeClient } from "../../pkg/kube/client.ts";
 import { resources } from "../../pkg/kube/gvr.ts";
 import type { KubeObject } from "../../pkg/kube/objects.ts";
+import { testContentType } from "../../pkg/testing/test-content-type.ts";
 import type { ControlPlane } from "../controlplane/control-plane.ts";
 import type { TcpProxy } from "../support/tcp-proxy.ts";
 import { ensureNamespace, inParallel, informerFactory, startBehindProxy } from "./informer-fixtures.ts";
@@ -64,6 +65,7 @@ describe("lists at scale against a real API server", () => {
         qps: 50,
         burst: 100,
         timeoutMs,
+        contentType: testContentType(),
       });
       const factory = informerFactory(slowLink, { useWatchList });
       factories.push(factory);

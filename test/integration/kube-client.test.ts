@@ -8,6 +8,7 @@ import { createKubeClient } from "../../pkg/kube/client.ts";
 import { ApiError } from "../../pkg/kube/errors.ts";
 import { resources } from "../../pkg/kube/gvr.ts";
 import { KubeLeaseLock } from "../../pkg/leaderelection/lease-lock.ts";
+import { testContentType } from "../../pkg/testing/test-content-type.ts";
 import { ControlPlane } from "../controlplane/control-plane.ts";
 import { TcpProxy } from "../support/tcp-proxy.ts";
 import { prepareClientFixture } from "./client-fixture.ts";
@@ -71,7 +72,7 @@ describe("kube client on Bun against a real API server", () => {
     cpSync(fixture.serviceAccountDir, dir, { recursive: true });
     writeFileSync(join(dir, "token"), "not-a-valid-token");
     const sources = { ...inClusterSources(fixture), serviceAccountDir: dir };
-    const client = await createKubeClient(loadClientConfig(sources), { qps: 50, burst: 100, timeoutMs: 10_000 });
+    const client = await createKubeClient(loadClientConfig(sources), { qps: 50, burst: 100, timeoutMs: 10_000, contentType: testContentType() });
     const configMaps = client.dynamic.resource(resources.configMaps, fixture.namespace);
     const rejected = await configMaps.list({}).catch((err: unknown) => err);
     expect(rejected).toBeInstanceOf(ApiError);
@@ -84,7 +85,7 @@ describe("kube client on Bun against a real API server", () => {
   });
 
   test("typed clients (client-node's generated APIs, loaded on first use) go through the same transport", async () => {
-    const client = await createKubeClient(loadClientConfig({ kubeconfig: fixture.certKubeconfig }), { qps: 50, burst: 100, timeoutMs: 10_000 });
+    const client = await createKubeClient(loadClientConfig({ kubeconfig: fixture.certKubeconfig }), { qps: 50, burst: 100, timeoutMs: 10_000, contentType: testContentType() });
     const typed = await client.typed();
     expect(await client.typed()).toBe(typed);
     const namespaces = await typed.core.listNamespace();
@@ -95,7 +96,7 @@ describe("kube client on Bun against a real API server", () => {
   });
 
   test("discovery lists groups, resources with verbs, and preferred versions", async () => {
-    const client = await createKubeClient(loadClientConfig({ kubeconfig: fixture.certKubeconfig }), { qps: 50, burst: 100, timeoutMs: 10_000 });
+    const client = await createKubeClient(loadClientConfig({ kubeconfig: fixture.certKubeconfig }), { qps: 50, burst: 100, timeoutMs: 10_000, contentType: testContentType() });
     const groups = await client.discovery.serverGroups();
     expect(groups.map((g) => g.name)).toEqual(expect.arrayContaining(["", "apps", "coordination.k8s.io", "events.k8s.io"]));
     const preferred = await client.discovery.serverPreferredResources();
@@ -106,7 +107,7 @@ describe("kube client on Bun against a real API server", () => {
   });
 
   test("metadata-only list returns PartialObjectMetadata without spec", async () => {
-    const client = await createKubeClient(loadClientConfig({ kubeconfig: fixture.certKubeconfig }), { qps: 50, burst: 100, timeoutMs: 10_000 });
+    const client = await createKubeClient(loadClientConfig({ kubeconfig: fixture.certKubeconfig }), { qps: 50, burst: 100, timeoutMs: 10_000, contentType: testContentType() });
     const list = await client.dynamic.metadata(resources.namespaces).list({});
     expect(list.kind).toBe("PartialObjectMetadataList");
     expect(list.items[0]).not.toHaveProperty("spec");
@@ -121,7 +122,7 @@ describe("kube client on Bun against a real API server", () => {
     const proxy = await TcpProxy.start(url.hostname, Number(url.port));
     try {
       const kubeconfig = controlPlane.writeKubeconfig({ server: `https://127.0.0.1:${proxy.port}`, path: join(controlPlane.dir, "connection-reuse.kubeconfig") });
-      const client = await createKubeClient(loadClientConfig({ kubeconfig }), { qps: 0, burst: 0, timeoutMs: 10_000 });
+      const client = await createKubeClient(loadClientConfig({ kubeconfig }), { qps: 0, burst: 0, timeoutMs: 10_000, contentType: testContentType() });
       const lock = new KubeLeaseLock({ client, qps: 5, burst: 10, namespace: fixture.namespace, name: "connection-reuse", identity: "probe", renewDeadlineMs: 10_000 });
       const record = { holderIdentity: "probe", leaseDurationSeconds: 15, acquireTime: Date.now(), renewTime: Date.now(), leaseTransitions: 0 };
       await lock.create(record);

@@ -7,7 +7,8 @@ import { EventBroadcaster } from "../../pkg/events/broadcaster.ts";
 import { KubeEventSink } from "../../pkg/events/kube-event-sink.ts";
 import { SharedInformerFactory } from "../../pkg/informer/factory.ts";
 import { loadClientConfig } from "../../pkg/kube/client-config.ts";
-import { createKubeClient } from "../../pkg/kube/client.ts";
+import { createKubeClient, defaultClientOptions } from "../../pkg/kube/client.ts";
+import { testContentType } from "../../pkg/testing/test-content-type.ts";
 import { runControllerForTest, testControllerContext } from "../support/controller-context.ts";
 
 export interface InProcessController {
@@ -22,7 +23,7 @@ export async function startInProcessController(options: {
   resyncPeriodMs: number;
   workers: number;
 }): Promise<InProcessController> {
-  const client = await createKubeClient(loadClientConfig({ kubeconfig: options.kubeconfig }));
+  const client = await createKubeClient(loadClientConfig({ kubeconfig: options.kubeconfig }), { ...defaultClientOptions, contentType: testContentType() });
   const stop = new AbortController();
   const informers = new SharedInformerFactory({ listerWatcherFor: (gvr, scope) => client.dynamic.listerWatcher(gvr, scope), defaultResyncMs: 0 });
   const broadcaster = new EventBroadcaster({ sink: new KubeEventSink(client), reportingInstance: "network-test" });

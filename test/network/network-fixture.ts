@@ -11,6 +11,7 @@ import { createKubeClient, type KubeClient } from "../../pkg/kube/client.ts";
 import { isNotFound } from "../../pkg/kube/errors.ts";
 import { resources } from "../../pkg/kube/gvr.ts";
 import type { KubeObject } from "../../pkg/kube/objects.ts";
+import { testContentType } from "../../pkg/testing/test-content-type.ts";
 import type { ControlPlane } from "../controlplane/control-plane.ts";
 
 export const crdPath = resolve(import.meta.dir, "../../config/crd/samplecrd.k8s.io_networks.yaml");
@@ -30,7 +31,7 @@ export interface NetworkEvent extends KubeObject {
 
 /** A client for tests: generous rate limits, so the test itself is never what throttles. */
 export function testClient(controlPlane: ControlPlane): Promise<KubeClient> {
-  return createKubeClient(loadClientConfig({ kubeconfig: controlPlane.kubeconfigPath }), { qps: 1000, burst: 1000, timeoutMs: 60_000 });
+  return createKubeClient(loadClientConfig({ kubeconfig: controlPlane.kubeconfigPath }), { qps: 1000, burst: 1000, timeoutMs: 60_000, contentType: testContentType() });
 }
 
 /** The CRD as shipped, or without any x-kubernetes-validations (an API server without CEL sees no more than that). */

@@ -6,7 +6,9 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
+import { protobufMediaType } from "../../pkg/kube/protobuf/media-types.ts";
 import { withBuildLock } from "../../pkg/testing/build-lock.ts";
+import { testContentType } from "../../pkg/testing/test-content-type.ts";
 import { type DaemonProcess, hasExited, logTail, spawnDaemon, stopDaemon } from "../controlplane/daemon-process.ts";
 import { freeLoopbackPorts } from "../controlplane/free-ports.ts";
 
@@ -105,7 +107,10 @@ export interface KubeLoomProcessOptions {
   /** Runs the program through another command instead of `binary` alone, e.g. ["deno", "run", "-A", "main.ts"]. */
   launcher?: string[];
   kubeconfig: string;
-  /** Extra flags; --kubeconfig, --port (plain HTTP on loopback) and --secure-port are set already. */
+  /**
+   * Extra flags; --kubeconfig, --port (plain HTTP on loopback) and --secure-port are set already,
+   * and --kube-api-content-type when the run asks for JSON (KUBE_LOOM_TEST_CONTENT_TYPE); a flag here wins.
+   */
   args?: string[];
   /** Serve HTTPS on a free loopback port (see `secureUrl`); otherwise HTTPS is off, so no two processes contend for 10257. */
   https?: boolean;
@@ -125,6 +130,7 @@ export class KubeLoomProcess {
   ) {}
 
   static async start(options: KubeLoomProcessOptions): Promise<KubeLoomProcess> {
+    const contentType = testContentType();
     const { port, securePort } = await freeLoopbackPorts(["port", "securePort"] as const);
     mkdirSync(options.logDir, { recursive: true });
     const logPath = join(options.logDir, `${options.name ?? "kube-loom"}-${port}.log`);
@@ -134,6 +140,7 @@ export class KubeLoomProcess {
       `--port=${port}`,
       "--bind-address=127.0.0.1",
       `--secure-port=${options.https ? securePort : 0}`,
+      ...(contentType === protobufMediaType ? [] : [`--kube-api-content-type=${contentType}`]),
       ...(options.args ?? []),
     ];
     const secureUrl = options.https ? `https://127.0.0.1:${securePort}` : undefined;
