@@ -174,7 +174,7 @@ describe("RequestFaultProxy fault windows", () => {
 
   test("a stalled watch gets nothing while the window lasts, then everything held back", async () => {
     const stop = new AbortController();
-    const events = await openWatch(proxied, stop.signal);
+    const events = await openWatch(await proxiedOver("protobuf"), stop.signal);
     const stall: RequestFault = { kind: "stall-watch" };
     const window = openWindow({ match: watchRequests, fault: stall, pick: () => true });
     const seen: string[] = [];
