@@ -30,7 +30,8 @@ export interface ClientFixture {
 
 const clientOptions = { qps: 50, burst: 100, timeoutMs: 10_000, contentType: testContentType() };
 
-async function clientFor(sources: ClientConfigSources) {
+/** A client as the scenarios use one: modest limits, short timeout, the run's encoding. */
+export async function clientFor(sources: ClientConfigSources) {
   return createKubeClient(loadClientConfig(sources), clientOptions);
 }
 

@@ -13,6 +13,7 @@ import { ControlPlane } from "../controlplane/control-plane.ts";
 import { TcpProxy } from "../support/tcp-proxy.ts";
 import { prepareClientFixture } from "./client-fixture.ts";
 import {
+  clientFor,
   type ClientFixture,
   forbiddenNamesVerbAndResource,
   inClusterSources,
@@ -72,7 +73,7 @@ describe("kube client on Bun against a real API server", () => {
     cpSync(fixture.serviceAccountDir, dir, { recursive: true });
     writeFileSync(join(dir, "token"), "not-a-valid-token");
     const sources = { ...inClusterSources(fixture), serviceAccountDir: dir };
-    const client = await createKubeClient(loadClientConfig(sources), { qps: 50, burst: 100, timeoutMs: 10_000, contentType: testContentType() });
+    const client = await clientFor(sources);
     const configMaps = client.dynamic.resource(resources.configMaps, fixture.namespace);
     const rejected = await configMaps.list({}).catch((err: unknown) => err);
     expect(rejected).toBeInstanceOf(ApiError);
@@ -85,7 +86,7 @@ describe("kube client on Bun against a real API server", () => {
   });
 
   test("typed clients (client-node's generated APIs, loaded on first use) go through the same transport", async () => {
-    const client = await createKubeClient(loadClientConfig({ kubeconfig: fixture.certKubeconfig }), { qps: 50, burst: 100, timeoutMs: 10_000, contentType: testContentType() });
+    const client = await clientFor({ kubeconfig: fixture.certKubeconfig });
     const typed = await client.typed();
     expect(await client.typed()).toBe(typed);
     const namespaces = await typed.core.listNamespace();
@@ -96,7 +97,7 @@ describe("kube client on Bun against a real API server", () => {
   });
 
   test("discovery lists groups, resources with verbs, and preferred versions", async () => {
-    const client = await createKubeClient(loadClientConfig({ kubeconfig: fixture.certKubeconfig }), { qps: 50, burst: 100, timeoutMs: 10_000, contentType: testContentType() });
+    const client = await clientFor({ kubeconfig: fixture.certKubeconfig });
     const groups = await client.discovery.serverGroups();
     expect(groups.map((g) => g.name)).toEqual(expect.arrayContaining(["", "apps", "coordination.k8s.io", "events.k8s.io"]));
     const preferred = await client.discovery.serverPreferredResources();
@@ -107,7 +108,7 @@ describe("kube client on Bun against a real API server", () => {
   });
 
   test("metadata-only list returns PartialObjectMetadata without spec", async () => {
-    const client = await createKubeClient(loadClientConfig({ kubeconfig: fixture.certKubeconfig }), { qps: 50, burst: 100, timeoutMs: 10_000, contentType: testContentType() });
+    const client = await clientFor({ kubeconfig: fixture.certKubeconfig });
     const list = await client.dynamic.metadata(resources.namespaces).list({});
     expect(list.kind).toBe("PartialObjectMetadataList");
     expect(list.items[0]).not.toHaveProperty("spec");
