@@ -8,7 +8,7 @@ import type { KubeObject } from "../kube/objects.ts";
 import { type Logger, silentLogger } from "../log/logger.ts";
 import { CacheDemand, type CacheRead } from "./cache-demand.ts";
 import { DeferredListerWatcher } from "./deferred-lister-watcher.ts";
-import { checkFieldPaths, type FieldPath } from "./field-projection.ts";
+import { checkFieldPaths, type FieldPath, guardsProjectedFieldsByDefault } from "./field-projection.ts";
 import { heldVersionsWhileFilled } from "./held-versions.ts";
 import { type InformerMetrics, type InformerMetricsProvider, informerMetricsFor } from "./metrics.ts";
 import { Lister } from "./lister.ts";
@@ -49,7 +49,8 @@ export interface SharedInformerFactoryOptions {
   /**
    * Objects of informers that keep only declared fields throw when a field they do not keep is
    * read (FieldProjection.guard), so a reader that forgot to declare one fails its tests.
-   * Default: on when NODE_ENV is "test" (bun test sets it), off otherwise (no cost).
+   * Default: on when NODE_ENV is "test" in the running process (bun test sets it), off otherwise
+   * (no cost), however the program was built.
    */
   guardProjectedFields?: boolean;
   /**
@@ -254,7 +255,7 @@ export class SharedInformerFactory {
     const source: DeferredListerWatcher = new DeferredListerWatcher((metadataOnly) =>
       this.options.listerWatcherFor(gvr, { ...request, metadataOnly, keptFields: () => demand.keptFields(), heldVersions: heldVersionsWhileFilled(informer.getIndexer()) }),
     );
-    const guard = this.options.guardProjectedFields ?? process.env.NODE_ENV === "test";
+    const guard = this.options.guardProjectedFields ?? guardsProjectedFieldsByDefault();
     // What is kept is known once the informer starts; the reflector calls this only after.
     let keep: ((obj: KubeObject) => KubeObject) | undefined;
     const informer: SharedIndexInformer<KubeObject> = new SharedIndexInformer<KubeObject>(source, {

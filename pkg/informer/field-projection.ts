@@ -66,6 +66,17 @@ export class FieldProjection {
   }
 }
 
+/**
+ * Whether informers guard projected objects when their factory is not told: when NODE_ENV is
+ * "test" in the running process (bun test sets it). Read with Reflect.get, which no bundler folds:
+ * Bun's replaces `process.env.NODE_ENV`, even through an alias it inlines, with the value it has
+ * while building, so an executable built inside a test run guarded everywhere it ran (at 100,000
+ * Pods, about 150 MiB more and several times the idle CPU).
+ */
+export function guardsProjectedFieldsByDefault(): boolean {
+  return Reflect.get(process.env, "NODE_ENV") === "test";
+}
+
 /** Throws a one-line error naming the first of `paths` that is not dotted field names. */
 export function checkFieldPaths(paths: Iterable<FieldPath>): void {
   for (const path of paths) parsePath(path);
