@@ -23,6 +23,15 @@ export { controller, ControllerBuilder } from "./pkg/builder/controller-builder.
 export type { ForOptions } from "./pkg/builder/primary-resource.ts";
 export type { ReconcileFunc, ReconcileRequest, ReconcilerLike, SetupContext } from "./pkg/builder/build-controller.ts";
 export type { MapContext, MapFunc } from "./pkg/builder/map-func.ts";
+export type { Logger } from "./pkg/log/logger.ts";
+// Retry delays for `.rateLimiter(() => …)` or ControllerOptions.rateLimiter: client-go's workqueue rate limiters.
+export {
+  BucketRateLimiter,
+  defaultControllerRateLimiter,
+  ItemExponentialFailureRateLimiter,
+  MaxOfRateLimiter,
+  type RateLimiter,
+} from "./pkg/workqueue/rate-limiters.ts";
 
 // The controller core under the builder, for controllers the builder cannot express.
 export { type CacheOptions, Controller, type ControllerOptions, type ControllerSharding, type EventSourceOptions } from "./pkg/controller/controller.ts";

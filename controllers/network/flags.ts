@@ -1,6 +1,7 @@
 // The network controller's flags. Every one can also be set in the --config file under its
 // name; the Neutron settings can come from a Secret too (see neutron-settings.ts).
 import type { FlagDefinition } from "../../pkg/options/flag-definition.ts";
+import { maxWorkers } from "../../pkg/controller/controller.ts";
 import { flagGroup } from "../../pkg/options/flag-group.ts";
 import { MINUTE, SECOND } from "../../pkg/options/go-duration.ts";
 
@@ -10,8 +11,9 @@ const neutron = flagGroup("Network controller: Neutron provider");
 export const networkProviderFlag = network.enum("network-provider", ["memory", "neutron"],
   "Where Network objects are realised: 'memory' keeps them in this process (no cloud needed), 'neutron' creates them in OpenStack Neutron.");
 
+// At most maxWorkers, where kube-controller-manager takes any int32 (README, "Differences").
 export const concurrentNetworkSyncsFlag = network.int("concurrent-network-syncs", 5,
-  "Networks synced at the same time: more react faster, at the cost of load on the provider.", { min: 1 });
+  "Networks synced at the same time: more react faster, at the cost of load on the provider.", { min: 1, max: maxWorkers });
 
 export const networkResyncPeriodFlag = network.duration("network-resync-period", 5 * MINUTE,
   "How often every Network is compared with its provider network again, repairing changes made behind the controller's back. 0 turns this off.", { min: 0 });

@@ -1,6 +1,6 @@
 // What `complete` makes of a builder's description: a controller core with the primary
 // resource, the watches and the reconciler the setup returns, as a runnable for the manager.
-import { Controller } from "../controller/controller.ts";
+import { Controller, maxWorkers } from "../controller/controller.ts";
 import type { KeyQueue } from "../controller/handlers.ts";
 import type { ReconcileResult } from "../controller/reconciler.ts";
 import { splitMetaNamespaceKey } from "../informer/keys.ts";
@@ -8,6 +8,8 @@ import type { KubeObject } from "../kube/objects.ts";
 import type { ControllerContext } from "../manager/controller-descriptor.ts";
 import type { Runnable } from "../manager/runnable.ts";
 import type { FlagDefinition } from "../options/flag-definition.ts";
+import type { FlagValues } from "../options/flag-values.ts";
+import { UsageError } from "../options/usage-error.ts";
 import type { RateLimiter } from "../workqueue/rate-limiters.ts";
 import type { MapContext } from "./map-func.ts";
 import { type Primary, PrimaryResource } from "./primary-resource.ts";
@@ -76,7 +78,7 @@ export async function buildController<T extends KubeObject>(spec: ControllerSpec
   const core = new Controller<string>({
     name: spec.name,
     informers,
-    workers: typeof spec.workers === "number" ? spec.workers : values.get(spec.workers),
+    workers: typeof spec.workers === "number" ? spec.workers : flaggedWorkers(spec.workers, values),
     ...(spec.rateLimiter && { rateLimiter: spec.rateLimiter() }),
     workqueueMetrics: context.workqueueMetrics,
     reconcileObserver: context.reconcileObserver,
@@ -119,4 +121,11 @@ function mapContextOver<T extends KubeObject>(primary: PrimaryResource<T> | unde
     primaryObjects: () => primary?.list() ?? [],
     primariesByIndex: (index, value) => primary?.byIndex(index, value) ?? [],
   };
+}
+
+/** A workers flag's value; one out of range is the user's mistake, named by the flag (its own bounds may be wider). */
+function flaggedWorkers(flag: FlagDefinition<number>, values: FlagValues): number {
+  const count = values.get(flag);
+  if (count >= 1 && count <= maxWorkers) return count;
+  throw new UsageError(`invalid value ${count} for --${flag.name}: expected a number of workers from 1 to ${maxWorkers}`);
 }

@@ -11,6 +11,7 @@ import type { ListerWatcher } from "../kube/list-watch.ts";
 import type { KubeObject } from "../kube/objects.ts";
 import type { ControllerDescriptor } from "../manager/controller-descriptor.ts";
 import { intFlag } from "../options/flag-definition.ts";
+import { UsageError } from "../options/usage-error.ts";
 import { generationChanged } from "../controller/predicates.ts";
 import type { ReconcileRequest } from "./build-controller.ts";
 import { controller } from "./controller-builder.ts";
@@ -154,6 +155,15 @@ describe("controller builder", () => {
     await eventually(() => keys().includes("tick"), "start key reconciled");
   });
 
+  test("a workers flag set out of range is a usage error naming the flag, when the controller is built", async () => {
+    const workersFlag = intFlag({ name: "concurrent-t-syncs", group: "t", default: 0, help: "Workers." });
+    const descriptor = controller("t").workers(workersFlag).complete(() => async () => undefined);
+    const informers = new SharedInformerFactory({ listerWatcherFor: () => new FakeListerWatcher() as unknown as ListerWatcher, defaultResyncMs: 0 });
+    const building = descriptor.create(testControllerContext({ client: noClient, informers, events: noEvents, descriptor }));
+    await expect(building).rejects.toBeInstanceOf(UsageError);
+    await expect(building).rejects.toThrow("invalid value 0 for --concurrent-t-syncs: expected a number of workers from 1 to 10000");
+  });
+
   test("a builder never changes: each step returns a new one, so one start can be completed twice", () => {
     const extraFlag = intFlag({ name: "t-extra", group: "t", default: 1, help: "Extra." });
     const base = controller("t").for(widgets);
@@ -162,6 +172,13 @@ describe("controller builder", () => {
     expect(plain.flags).toEqual([]);
     expect(withFlag.complete(() => async () => undefined).flags).toEqual([extraFlag]);
     expect(() => base.for(widgets)).toThrow("for() given twice");
+  });
+
+  test("a number of workers that is not a whole number from 1 to 10000 is refused at once", () => {
+    expect(controller("t").workers(10_000)).toBeDefined();
+    for (const count of [0, -1, 2.5, Number.NaN, 100_000_000]) {
+      expect(() => controller("t").workers(count)).toThrow(`controller t: invalid number of workers ${count}: expected a whole number from 1 to 10000`);
+    }
   });
 
   test("waitForCrd: idle until the CustomResourceDefinition is established, then the primary is listed and reconciled", async () => {

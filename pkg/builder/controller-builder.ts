@@ -13,7 +13,7 @@ import type { KubeObject } from "../kube/objects.ts";
 import type { ClientPolicy, ControllerDescriptor } from "../manager/controller-descriptor.ts";
 import type { FlagDefinition } from "../options/flag-definition.ts";
 import type { RateLimiter } from "../workqueue/rate-limiters.ts";
-import type { EventSourceOptions } from "../controller/controller.ts";
+import { checkedWorkers, type EventSourceOptions } from "../controller/controller.ts";
 import { controllerOwnerKey, enqueueMapped } from "../controller/handlers.ts";
 import { buildController, type ControllerSpec, type Setup, type WatchSpec } from "./build-controller.ts";
 import type { ForOptions } from "./primary-resource.ts";
@@ -110,9 +110,12 @@ export class ControllerBuilder<T extends KubeObject, I extends string = never> {
     return this.with({ watches: [...this.described.watches, watch] });
   }
 
-  /** Workers reconciling different keys at once: a number, or an int flag that sets it. */
+  /**
+   * Workers reconciling different keys at once: a number from 1 to 10000, or an int flag that sets it (give the
+   * flag those bounds). Throws Error for a number out of range.
+   */
   workers(count: number | FlagDefinition<number>): ControllerBuilder<T, I> {
-    return this.with({ workers: count });
+    return this.with({ workers: typeof count === "number" ? checkedWorkers(this.described.name, count) : count });
   }
 
   /** Retry delays for failed reconciles. Default: client-go's controller rate limiter. */

@@ -15,6 +15,16 @@ function setup() {
   return { informers, core };
 }
 
+describe("Controller workers", () => {
+  test("a number that is not a whole number from 1 to 10000 is refused when the controller is made", () => {
+    const { informers } = setup();
+    expect(new Controller({ name: "w", informers, workers: 10_000 }).name).toBe("w");
+    for (const workers of [0, 1.5, 100_000_000]) {
+      expect(() => new Controller({ name: "w", informers, workers })).toThrow(`controller w: invalid number of workers ${workers}: expected a whole number from 1 to 10000`);
+    }
+  });
+});
+
 describe("Controller caches", () => {
   test("the fields declared through informer and watch are what the shared cache keeps, across controllers", async () => {
     const { informers, core } = setup();

@@ -24,13 +24,25 @@ import { NamespaceReplay } from "./namespace-replay.ts";
 import type { NamespaceOwnership } from "../shardelection/namespace-ownership.ts";
 import type { Reconciler } from "./reconciler.ts";
 
+/**
+ * The most workers a controller may have: each is a coroutine made when the controller starts, and
+ * millions of them would hang the start (kube-controller-manager's only limit is int32's).
+ */
+export const maxWorkers = 10_000;
+
+/** `count` when it is a whole number of workers from 1 to maxWorkers; else throws Error naming controller `name`. */
+export function checkedWorkers(name: string, count: number): number {
+  if (Number.isInteger(count) && count >= 1 && count <= maxWorkers) return count;
+  throw new Error(`controller ${name}: invalid number of workers ${count}: expected a whole number from 1 to ${maxWorkers}`);
+}
+
 /** What a Controller is made with; `ControllerContext` has most of it. */
 export interface ControllerOptions<K> {
   /** Names the controller in logs, health checks, metrics and the status page. */
   name: string;
   /** The process's shared informers: `watch` and `informer` take theirs from it. */
   informers: SharedInformerFactory;
-  /** Workers reconciling different keys at once. Default: 1. */
+  /** Workers reconciling different keys at once, from 1 to maxWorkers. Default: 1. */
   workers?: number | undefined;
   /** Retry delays for failed reconciles. Default: client-go's controller rate limiter. */
   rateLimiter?: RateLimiter<K> | undefined;
@@ -93,7 +105,7 @@ export class Controller<K = string> {
   /** In a shard ring: replays the watched caches' objects of namespaces this process starts acting on. */
   private readonly replay: NamespaceReplay | undefined;
 
-  /** Makes the queue and the workers; starts nothing. */
+  /** Makes the queue and the workers; starts nothing. Throws Error for a number of workers out of range. */
   constructor(options: ControllerOptions<K>) {
     const clock = options.clock ?? realClock;
     this.name = options.name;
@@ -107,7 +119,7 @@ export class Controller<K = string> {
     this.runner = new ReconcileRunner<K>({
       name: options.name,
       queue: this.queue,
-      workers: options.workers ?? 1,
+      workers: checkedWorkers(options.name, options.workers ?? 1),
       logger: this.logger,
       observer: options.reconcileObserver,
       clock,

@@ -1,4 +1,5 @@
-// Where the manager's API server connection comes from, in kube-controller-manager's order:
+// Where the manager's API server connection comes from, in controller-runtime's order (the README
+// says why it is not kube-controller-manager's, which has no $KUBECONFIG or ~/.kube/config):
 // --kubeconfig, else $KUBECONFIG, else the in-cluster service account, else ~/.kube/config;
 // --master overrides the server URL and --context picks a kubeconfig context.
 import { existsSync, readFileSync, statSync } from "node:fs";

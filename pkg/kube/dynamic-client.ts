@@ -195,7 +195,7 @@ export class ResourceClient<T extends KubeObject> implements ListerWatcher<T> {
     );
   }
 
-  /** Creates the object (apiVersion added when missing); throws ApiError 409 AlreadyExists when its name is taken. */
+  /** Creates the object (apiVersion, and kind when the resource is a ResourceType, added when missing); throws ApiError 409 AlreadyExists when its name is taken. */
   create(object: T, options: WriteOptions = {}): Promise<T> {
     return this.rest.request<T>({ method: "POST", path: this.collectionPath(), query: writeQuery(options), body: this.withTypeMeta(object) });
   }
@@ -304,8 +304,10 @@ export class ResourceClient<T extends KubeObject> implements ListerWatcher<T> {
     }
   }
 
+  /** The API server infers a built-in object's kind from the path, never a custom resource's: both are filled in where missing. */
   private withTypeMeta(object: T): T {
-    return { apiVersion: apiVersionOf(this.gvr), ...object };
+    const kind = "kind" in this.gvr && typeof this.gvr.kind === "string" ? { kind: this.gvr.kind } : {};
+    return { apiVersion: apiVersionOf(this.gvr), ...kind, ...object };
   }
 }
 

@@ -6,8 +6,12 @@ import type { KubeClient } from "./client.ts";
 import { apiVersionOf, type ResourceType } from "./gvr.ts";
 import type { KubeObject } from "./objects.ts";
 
-/** Every field optional, at every depth: what an apply configuration may leave out. */
-export type DeepPartial<T> = T extends (infer U)[] ? DeepPartial<U>[] : T extends object ? { [K in keyof T]?: DeepPartial<T[K]> } : T;
+/**
+ * Every field optional, at every depth: what an apply configuration may leave out. A field may also be
+ * `undefined` (left out too, as JSON drops it), so `{ type }` with `type: string | undefined` compiles under
+ * exactOptionalPropertyTypes.
+ */
+export type DeepPartial<T> = T extends (infer U)[] ? DeepPartial<U>[] : T extends object ? { [K in keyof T]?: DeepPartial<T[K]> | undefined } : T;
 
 /** The fields of a `T` a controller applies: any subset, plus the name (and namespace, for a namespaced resource). */
 export type ApplyConfiguration<T extends KubeObject> = DeepPartial<T> & {
@@ -16,7 +20,7 @@ export type ApplyConfiguration<T extends KubeObject> = DeepPartial<T> & {
     /** The object to apply to; created when it does not exist. */
     name: string;
     /** Required for a namespaced resource, absent for a cluster-scoped one. */
-    namespace?: string;
+    namespace?: string | undefined;
   };
 };
 

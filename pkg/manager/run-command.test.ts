@@ -32,6 +32,11 @@ describe("runCommand for a program of its own", () => {
     expect(stderr.join("")).toBe("probe-manager: unknown flag --bogus (see --help)\n");
   });
 
+  test("two controllers of one name: one line, no stack trace, exit code 2", async () => {
+    expect(await runCommand([], [idle, { ...idle }], probeManager)).toBe(2);
+    expect(stderr.join("")).toBe('probe-manager: two controllers are named "idle" (entries 1 and 2 of the controller list)\n');
+  });
+
   test("a failure at start is one line that starts with its name, after a log line that says what starts", async () => {
     const code = await runCommand(["--kubeconfig=/nonexistent/kubeconfig", "--secure-port=0"], [idle], probeManager);
     expect(code).toBe(1);

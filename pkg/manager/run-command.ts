@@ -50,8 +50,8 @@ export async function runCommand(argv: readonly string[], controllers: readonly 
       logger.fatal({ err }, `${name} failed`);
       return 1;
     }
-    // An operator's or the cluster's problem, not a bug: one line that says what to do, no stack trace.
-    logger.error(err.message);
+    // An operator's or the cluster's problem, not a bug: one line that says what to do, no stack trace,
+    // written once (the log goes to stderr too, so logging it as well would print it twice).
     process.stderr.write(`${name}: ${err.message}\n`);
     // A controller that finds its flags inconsistent while being built is a usage error like a bad flag.
     return err instanceof UsageError ? 2 : 1;

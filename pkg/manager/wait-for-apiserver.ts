@@ -24,7 +24,8 @@ export async function waitForApiServer(
       const response = await client.rest.send({
         method: "GET",
         path: "/healthz",
-        timeoutMs: Math.max(1, Math.min(remaining, 5_000)),
+        // The attempt at the deadline still gets a second: a 1 ms timeout would only report itself.
+        timeoutMs: Math.max(1_000, Math.min(remaining, 5_000)),
         ...(options.signal ? { signal: options.signal } : {}),
       });
       const body = (await response.text()).trim();
@@ -37,11 +38,16 @@ export async function waitForApiServer(
     if (attempt === 1 || attempt % 10 === 0) {
       options.logger.info({ server: client.config.server, problem: lastProblem }, "waiting for the API server");
     }
-    if (clock.monotonic() + interval > deadline) {
-      throw new ApiServerUnavailableError(
-        `API server ${client.config.server} not healthy after ${Math.round(options.timeoutMs / 1000)}s: ${lastProblem}`,
-      );
+    const left = deadline - clock.monotonic();
+    if (left <= 0) {
+      throw new ApiServerUnavailableError(`API server ${client.config.server} not healthy after ${seconds(options.timeoutMs)}: ${lastProblem}`);
     }
-    await clock.sleep(interval, options.signal);
+    // The last attempt comes at the deadline itself, so the whole timeout is used.
+    await clock.sleep(Math.min(interval, left), options.signal);
   }
+}
+
+/** 2500 → "2.5s", 3000 → "3s". */
+function seconds(ms: number): string {
+  return `${Math.round(ms / 100) / 10}s`;
 }

@@ -102,6 +102,18 @@ describe("--config", () => {
     );
   });
 
+  test("a bad value is shown as it is: NaN and infinities by name, a list inside itself without looping", () => {
+    expect(usageError("kube-api-qps: 1e400")).toBe(`kube-loom: invalid value Infinity for kube-api-qps in config file ${PATH}: expected a number > 0`);
+    expect(usageError("kube-api-qps: .nan")).toBe(`kube-loom: invalid value NaN for kube-api-qps in config file ${PATH}: expected a number > 0`);
+    expect(usageError("kube-api-burst: -.inf")).toStartWith(`kube-loom: invalid value -Infinity for kube-api-burst in config file ${PATH}: expected an integer`);
+    expect(usageError("controllers: [.nan, {a: 1}]")).toBe(
+      `kube-loom: invalid value [NaN,{"a":1}] for controllers in config file ${PATH}: expected a comma-separated list`,
+    );
+    expect(usageError("controllers: &a [*a]")).toBe(
+      `kube-loom: invalid value [<cycle>] for controllers in config file ${PATH}: expected a comma-separated list`,
+    );
+  });
+
   test("a bad value in the file is reported even when the command line overrides it", () => {
     expect(usageError("kube-api-qps: fast", ["--kube-api-qps=5"])).toContain("for kube-api-qps in config file");
   });

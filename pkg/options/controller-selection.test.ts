@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { selectControllers, type ControllerIdentity } from "./controller-selection.ts";
+import { checkControllerNames, selectControllers, type ControllerIdentity } from "./controller-selection.ts";
 import { UsageError } from "./usage-error.ts";
 
 const known: ControllerIdentity[] = [
@@ -70,8 +70,31 @@ describe("selectControllers", () => {
     });
   });
 
-  test("a name claimed by two controllers is a registration bug", () => {
+  test("a name two controllers answer to is refused, as by checkControllerNames", () => {
     const clashing = [...known, { name: "apricot-controller", aliases: ["apple"], enabledByDefault: true }];
-    expect(() => selectControllers(["*"], clashing)).toThrow('controller name "apple" is used by both apple-controller and apricot-controller');
+    expect(() => selectControllers(["*"], clashing)).toThrow(new UsageError('two controllers answer to "apple": it is an alias of apple-controller and an alias of apricot-controller'));
+  });
+});
+
+describe("checkControllerNames", () => {
+  const named = (name: string, aliases: string[] = []): ControllerIdentity => ({ name, aliases, enabledByDefault: true });
+  const twice = named("twice");
+
+  test("distinct names and aliases pass", () => {
+    expect(() => checkControllerNames(known)).not.toThrow();
+  });
+
+  test("a controller listing one of its names twice still means one controller", () => {
+    expect(() => checkControllerNames([named("apple", ["apple", "pome", "pome"])])).not.toThrow();
+  });
+
+  test.each<[string, ControllerIdentity[], string]>([
+    ["two of one name: their places in the list", [named("dup"), named("other"), named("dup")], 'two controllers are named "dup" (entries 1 and 3 of the controller list)'],
+    ["one controller given twice", [twice, twice], 'two controllers are named "twice" (entries 1 and 2 of the controller list)'],
+    ["an alias that is another's name", [named("plum"), named("prune", ["plum"])], 'two controllers answer to "plum": it is the name of plum and an alias of prune'],
+    ["a name that is another's alias", [named("prune", ["plum"]), named("plum")], 'two controllers answer to "plum": it is an alias of prune and the name of plum'],
+  ])("%s is a usage error naming it", (_title, controllers, message) => {
+    expect(() => checkControllerNames(controllers)).toThrow(UsageError);
+    expect(() => checkControllerNames(controllers)).toThrow(new UsageError(message));
   });
 });

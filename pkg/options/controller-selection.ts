@@ -60,15 +60,37 @@ function whyNone(requested: readonly string[], known: readonly ControllerIdentit
   return ` (known: ${names(known)}${offByDefault.length > 0 ? `; off by default: ${names(offByDefault)}` : ""})`;
 }
 
+/**
+ * Refuses controllers that answer to one name (as name or alias): --controllers, --help, logs and metrics could
+ * not tell them apart. The command, its --help and the test kit all check with this.
+ *
+ * @throws UsageError naming the shared name and the two controllers (by place in `known` when that is all that differs).
+ */
+export function checkControllerNames(known: readonly ControllerIdentity[]): void {
+  canonicalNamesByName(known);
+}
+
 function canonicalNamesByName(known: readonly ControllerIdentity[]): Map<string, string> {
-  const canonicalNames = new Map<string, string>();
-  for (const controller of known) {
+  // By place in the list, not by object: one descriptor given twice is two controllers of one name.
+  const owners = new Map<string, { controller: ControllerIdentity; entry: number }>();
+  for (const [index, controller] of known.entries()) {
+    const owner = { controller, entry: index + 1 };
     for (const name of [controller.name, ...controller.aliases]) {
-      const taken = canonicalNames.get(name);
-      // Two controllers answering to one name is a registration bug in kube-loom, not a user mistake.
-      if (taken !== undefined) throw new Error(`controller name ${JSON.stringify(name)} is used by both ${taken} and ${controller.name}`);
-      canonicalNames.set(name, controller.name);
+      const taken = owners.get(name);
+      // One controller listing a name twice is harmless: the name still means one controller.
+      if (taken !== undefined && taken.entry !== owner.entry) throw new UsageError(sharedNameMessage(name, taken, owner));
+      owners.set(name, owner);
     }
   }
-  return canonicalNames;
+  return new Map([...owners].map(([name, { controller }]) => [name, controller.name]));
+}
+
+function sharedNameMessage(name: string, ...owners: { controller: ControllerIdentity; entry: number }[]): string {
+  const quoted = JSON.stringify(name);
+  // Same-named controllers differ only by their places in the list; otherwise their names tell them apart.
+  if (owners.every(({ controller }) => controller.name === name)) {
+    return `two controllers are named ${quoted} (entries ${owners.map(({ entry }) => entry).join(" and ")} of the controller list)`;
+  }
+  const roles = owners.map(({ controller }) => (controller.name === name ? `the name of ${controller.name}` : `an alias of ${controller.name}`));
+  return `two controllers answer to ${quoted}: it is ${roles.join(" and ")}`;
 }

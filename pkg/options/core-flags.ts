@@ -1,6 +1,7 @@
 // The flags kube-loom has whatever controllers it hosts, grouped in --help the way
 // kube-controller-manager groups them. Defaults follow kube-controller-manager's, except where
 // they name the program: those flags are made per program (programFlags).
+import { z } from "zod";
 import { apiContentTypes } from "../kube/protobuf/media-types.ts";
 import type { ControllerIdentity } from "./controller-selection.ts";
 import type { FlagDefinition } from "./flag-definition.ts";
@@ -113,7 +114,16 @@ export const logFormatFlag = logs.enum("log-format", ["json", "text"], "json for
 
 export const helpFlag = globals.bool("help", false, "Print this help and exit.", { shorthand: "h" });
 
-export const versionFlag = globals.bool("version", false, "Print the version and exit.");
+const versionBoolFlag = globals.bool("version", false, "Print the version and exit; --version=raw prints the full version information.");
+
+// As kube-controller-manager's: a boolean that also takes "raw".
+export const versionFlag: FlagDefinition<boolean | "raw"> = Object.freeze({
+  ...versionBoolFlag,
+  expected: "true, false or raw",
+  schema: z.union([z.literal("raw"), versionBoolFlag.schema]),
+  text: String,
+  combine: (_earlier: boolean | "raw", later: boolean | "raw") => later,
+});
 
 /**
  * The core flags whose default or help names the program, made for each program (never shared

@@ -45,7 +45,18 @@ describe("int", () => {
     expect(accepts(workers, input)).toBe(value);
   });
   test.each(["0", "-1", "1.5", "abc", "", "1e3", 2.5, true])("rejects %p", (input) => {
-    expect(rejection(workers, input)).toBe(`invalid value ${JSON.stringify(input)} for --workers: expected an integer >= 1`);
+    expect(rejection(workers, input)).toBe(`invalid value ${JSON.stringify(input)} for --workers: expected an integer between 1 and 2147483647`);
+  });
+  test("stays within pflag's int32 range unless the flag is tighter, showing the bound", () => {
+    const any = intFlag({ name: "any", group, help: "", default: 0 });
+    expect(accepts(any, "-2147483648")).toBe(-2_147_483_648);
+    expect(accepts(any, 2_147_483_647)).toBe(2_147_483_647);
+    expect(rejection(any, "2147483648")).toBe('invalid value "2147483648" for --any: expected an integer between -2147483648 and 2147483647');
+    expect(rejection(any, "99999999999999999999999")).toContain("between -2147483648 and 2147483647");
+    const loose = intFlag({ name: "loose", group, help: "", default: 0, min: -1e12, max: 1e12 });
+    expect(rejection(loose, "-2147483649")).toContain("expected an integer between -2147483648 and 2147483647");
+    const positive = intFlag({ name: "positive", group, help: "", default: 1, min: 0, exclusiveMin: true });
+    expect(rejection(positive, "0")).toBe('invalid value "0" for --positive: expected an integer > 0 and <= 2147483647');
   });
   test("names both bounds", () => {
     expect(rejection(level, "11")).toBe('invalid value "11" for --level: expected an integer between 0 and 10');

@@ -110,7 +110,20 @@ function defineFlag<T>(spec: FlagSpec<T>, behaviour: KindBehaviour<T>): FlagDefi
 export function decodeFlagValue<T>(flag: FlagDefinition<T>, input: unknown, source: string): T {
   const result = flag.schema.safeParse(input);
   if (result.success) return result.data;
-  throw new UsageError(`invalid value ${JSON.stringify(input)} for ${source}: expected ${flag.expected}`);
+  throw new UsageError(`invalid value ${showValue(input)} for ${source}: expected ${flag.expected}`);
+}
+
+/**
+ * A command-line text or YAML value as JSON writes it, except for what JSON cannot hold: NaN and ±Infinity
+ * (YAML's .nan, .inf, 1e400) by name, and a value inside itself (a YAML alias within its own anchor) as <cycle>.
+ */
+function showValue(input: unknown, enclosing: readonly object[] = []): string {
+  if (typeof input === "number") return String(input);
+  if (typeof input !== "object" || input === null) return JSON.stringify(input) ?? String(input);
+  if (enclosing.includes(input)) return "<cycle>";
+  const within = [...enclosing, input];
+  if (Array.isArray(input)) return `[${input.map((item: unknown) => showValue(item, within)).join(",")}]`;
+  return `{${Object.entries(input).map(([key, value]) => `${JSON.stringify(key)}:${showValue(value, within)}`).join(",")}}`;
 }
 
 function bounded(schema: z.ZodNumber, bounds: NumericBounds): z.ZodNumber {
@@ -148,31 +161,55 @@ interface NumberNotation {
   parse: z.ZodType<number>;
   /** The numbers this kind allows at all, before the flag's own bounds. */
   numbers: z.ZodNumber;
+  /** What the kind can hold at all; the flag's own bounds can only narrow it. */
+  range: NumericBounds;
+}
+
+/** The flag's bounds within its kind's range, so that the error message names whichever bound applies. */
+function withinRange(bounds: NumericBounds, range: NumericBounds): NumericBounds {
+  const rangeMin = range.min !== undefined && (bounds.min === undefined || bounds.min < range.min);
+  const rangeMax = range.max !== undefined && (bounds.max === undefined || bounds.max > range.max);
+  return {
+    min: rangeMin ? range.min : bounds.min,
+    exclusiveMin: rangeMin ? false : bounds.exclusiveMin,
+    max: rangeMax ? range.max : bounds.max,
+  };
 }
 
 // The zero value goes without "(default …)", as pflag prints it.
 function numberFlag(spec: FlagSpec<number> & NumericBounds, notation: NumberNotation): FlagDefinition<number> {
+  const bounds = withinRange(spec, notation.range);
   return defineFlag(spec, {
     kind: notation.kind,
     typeName: notation.kind,
-    expected: `${notation.noun}${describeBounds(spec, notation.show)}${notation.example}`,
+    expected: `${notation.noun}${describeBounds(bounds, notation.show)}${notation.example}`,
     helpDefault: spec.default === 0 ? undefined : notation.show(spec.default),
-    schema: notation.parse.pipe(bounded(notation.numbers, spec)),
+    schema: notation.parse.pipe(bounded(notation.numbers, bounds)),
     text: notation.show,
   });
 }
 
-const integers: NumberNotation = { kind: "int", noun: "an integer", example: "", show: String, parse: numberFrom(INTEGER_TEXT), numbers: z.number().int() };
+// pflag's int flags are int32 (kube-controller-manager declares them so): beyond, "value out of range".
+const integers: NumberNotation = {
+  kind: "int",
+  noun: "an integer",
+  example: "",
+  show: String,
+  parse: numberFrom(INTEGER_TEXT),
+  numbers: z.number().int(),
+  range: { min: -(2 ** 31), max: 2 ** 31 - 1 },
+};
 
 /**
- * An integer flag, within `min`/`max` when given. Throws Error for a name that is not lower-case words joined by
- * "-", or a shorthand that is not one letter (so do all the flag constructors).
+ * An integer flag, within `min`/`max` when given and always within the int32 range, as pflag's. Throws Error for a
+ * name that is not lower-case words joined by "-", or a shorthand that is not one letter (so do all the flag
+ * constructors).
  */
 export function intFlag(spec: FlagSpec<number> & NumericBounds): FlagDefinition<number> {
   return numberFlag(spec, integers);
 }
 
-const decimals: NumberNotation = { kind: "float", noun: "a number", example: "", show: String, parse: numberFrom(DECIMAL_TEXT), numbers: z.number() };
+const decimals: NumberNotation = { kind: "float", noun: "a number", example: "", show: String, parse: numberFrom(DECIMAL_TEXT), numbers: z.number(), range: {} };
 
 /** A number flag ("0.5", "1e3"), within `min`/`max` when given. */
 export function floatFlag(spec: FlagSpec<number> & NumericBounds): FlagDefinition<number> {
@@ -255,6 +292,7 @@ const goDurations: NumberNotation = {
     return z.NEVER;
   }),
   numbers: z.number(),
+  range: {},
 };
 
 /** A Go duration string ("15s", "1m30s", "500ms"); the value is in milliseconds, bounds too. */

@@ -1,6 +1,7 @@
 // The timing rules client-go's NewLeaderElector enforces (it panics otherwise), checked up front
 // so a bad combination is a usage error naming both flags instead of a crash after start-up.
 import { formatGoDuration } from "./go-duration.ts";
+import { isNamespaceName, isObjectName, NAMESPACE_RULE, OBJECT_NAME_RULE } from "./program.ts";
 import { UsageError } from "./usage-error.ts";
 
 export interface LeaderElectionOptions {
@@ -31,5 +32,12 @@ export function validateLeaderElection(options: LeaderElectionOptions): void {
   if (options.resourceName === "") throw new UsageError("--leader-elect-resource-name must not be empty when --leader-elect is on");
   if (options.resourceNamespace === "") {
     throw new UsageError("--leader-elect-resource-namespace must not be empty when --leader-elect is on");
+  }
+  // The API server would refuse the Lease on every attempt, forever, rather than once at start.
+  if (!isObjectName(options.resourceName)) {
+    throw new UsageError(`invalid value ${JSON.stringify(options.resourceName)} for --leader-elect-resource-name: expected a Lease name: ${OBJECT_NAME_RULE}`);
+  }
+  if (!isNamespaceName(options.resourceNamespace)) {
+    throw new UsageError(`invalid value ${JSON.stringify(options.resourceNamespace)} for --leader-elect-resource-namespace: expected a namespace: ${NAMESPACE_RULE}`);
   }
 }

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { readCommandLineArguments } from "./command-line-arguments.ts";
 import { readConfigFile, type ReadTextFile } from "./config-file.ts";
-import { selectControllers, type ControllerIdentity } from "./controller-selection.ts";
+import { checkControllerNames, selectControllers, type ControllerIdentity } from "./controller-selection.ts";
 import { commandLineOnlyFlags, configFileFlag, controllersFlag, coreFlags, globalFlags, helpFlag, programFlags, versionFlag } from "./core-flags.ts";
 import type { FlagDefinition } from "./flag-definition.ts";
 import { FlagValues } from "./flag-values.ts";
@@ -11,6 +11,7 @@ import { renderHelp } from "./help-text.ts";
 import { readOptions, type Options } from "./options.ts";
 import { type Program, resolveProgram } from "./program.ts";
 import { UsageError } from "./usage-error.ts";
+import { emulatedKubernetesVersion, type ProgramIdentity, runtimeVersion } from "../version.ts";
 
 /** A controller as the command line knows it: its names and its flags. */
 export interface KnownController extends ControllerIdentity {
@@ -34,15 +35,19 @@ export type ParseOutcome =
 /** `argv` without the runtime and script, i.e. `process.argv.slice(2)`. */
 export function parseCommandLine(argv: readonly string[], context: ParseContext): ParseOutcome {
   const program = resolveProgram(context.program);
-  const controllers = controllersFlag(context.controllers);
-  const own = programFlags(program);
-  const ownFlags = context.controllers.flatMap((controller) => controller.flags);
-  const flags = registeredFlags([controllers, ...coreFlags(own), ...ownFlags, ...globalFlags]);
   try {
+    // Before --help, which lists the controllers by name.
+    checkControllerNames(context.controllers);
+    const controllers = controllersFlag(context.controllers);
+    const own = programFlags(program);
+    const ownFlags = context.controllers.flatMap((controller) => controller.flags);
+    const flags = registeredFlags([controllers, ...coreFlags(own), ...ownFlags, ...globalFlags]);
     const fromCommandLine = readCommandLineArguments(argv, flags);
     const commandLine = new FlagValues(flags, [fromCommandLine]);
     if (commandLine.get(helpFlag)) return { kind: "exit", code: 0, stdout: renderHelp(program, flags) };
-    if (commandLine.get(versionFlag)) return { kind: "exit", code: 0, stdout: `${program.name} ${program.version}\n` };
+    const version = commandLine.get(versionFlag);
+    if (version === "raw") return { kind: "exit", code: 0, stdout: rawVersion(program) };
+    if (version) return { kind: "exit", code: 0, stdout: `${program.name} ${program.version}\n` };
     const configPath = commandLine.get(configFileFlag);
     const fileSettable = flags.filter((flag) => !commandLineOnlyFlags.has(flag));
     const fromConfigFile = configPath === "" ? new Map<FlagDefinition, unknown>() : readConfigFile(configPath, fileSettable, context.readFile ?? readUtf8);
@@ -67,6 +72,18 @@ function registeredFlags(flags: readonly FlagDefinition[]): readonly FlagDefinit
     }
   }
   return flags;
+}
+
+/** --version=raw: all there is to know of the build, one "key: value" a line, where kube-controller-manager prints its version.Info. */
+function rawVersion(program: ProgramIdentity): string {
+  const info = {
+    name: program.name,
+    version: program.version,
+    emulatedKubernetesVersion,
+    runtime: runtimeVersion(),
+    platform: `${process.platform}/${process.arch}`,
+  };
+  return Object.entries(info).map(([key, value]) => `${key}: ${value}\n`).join("");
 }
 
 function readUtf8(path: string): string {

@@ -31,6 +31,20 @@ export interface ResolvedProgram extends ProgramIdentity {
 // What the API server accepts as an object name (a DNS subdomain) and as a namespace (a DNS label).
 const dnsSubdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const dnsLabel = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/** Whether the API server accepts `name` as an object's name (a DNS subdomain); OBJECT_NAME_RULE says what it is. */
+export function isObjectName(name: string): boolean {
+  return name.length <= 253 && dnsSubdomain.test(name);
+}
+
+export const OBJECT_NAME_RULE = 'at most 253 lowercase letters, digits, "-" and ".", starting and ending with a letter or digit';
+
+/** Whether the API server accepts `name` as a namespace (a DNS label); NAMESPACE_RULE says what it is. */
+export function isNamespaceName(name: string): boolean {
+  return name.length <= 63 && dnsLabel.test(name);
+}
+
+export const NAMESPACE_RULE = 'at most 63 lowercase letters, digits and "-", starting and ending with a letter or digit';
 // One token of a User-Agent header, as the program's name and version are.
 const userAgentToken = /^[^\s/()]+$/;
 
@@ -46,14 +60,14 @@ export function resolveProgram(program: Program): ResolvedProgram {
     throw new Error(`invalid version ${JSON.stringify(program.version)} for ${name}: expected a word without spaces, "/" or parentheses, such as 1.2.0`);
   }
   const leaseName = program.leaseName ?? name;
-  if (leaseName.length > 253 || !dnsSubdomain.test(leaseName)) {
-    const expected = 'expected at most 253 lowercase letters, digits, "-" and ".", starting and ending with a letter or digit';
+  if (!isObjectName(leaseName)) {
+    const expected = `expected ${OBJECT_NAME_RULE}`;
     if (program.leaseName !== undefined) throw new Error(`invalid leaseName ${JSON.stringify(leaseName)}: ${expected}`);
     throw new Error(`program name ${JSON.stringify(name)} cannot name the default Lease: ${expected}, or pass a leaseName`);
   }
   const leaseNamespace = program.leaseNamespace ?? "kube-system";
-  if (leaseNamespace.length > 63 || !dnsLabel.test(leaseNamespace)) {
-    throw new Error(`leaseNamespace ${JSON.stringify(leaseNamespace)} is not a valid namespace: expected at most 63 lowercase letters, digits and "-", starting and ending with a letter or digit`);
+  if (!isNamespaceName(leaseNamespace)) {
+    throw new Error(`leaseNamespace ${JSON.stringify(leaseNamespace)} is not a valid namespace: expected ${NAMESPACE_RULE}`);
   }
   return { name, version, description: program.description ?? defaultDescription(name), leaseName, leaseNamespace };
 }

@@ -110,7 +110,7 @@ function readSecureServing(values: FlagValues): SecureServingOptions {
   if (curveProblem) throw new UsageError(`cannot use --tls-curve-preferences=${curvePreferences.join(",")}: ${curveProblem}`);
   const minVersion = values.get(tlsMinVersionFlag);
   if (minVersion !== "" && !isTlsVersionName(minVersion)) {
-    throw new UsageError(`invalid value ${JSON.stringify(minVersion)} for --tls-min-version: expected one of ${Object.keys(tlsVersions).join(", ")}`);
+    throw new UsageError(`invalid value ${JSON.stringify(minVersion)} for --tls-min-version: expected one of: ${Object.keys(tlsVersions).join(", ")}`);
   }
   return {
     bindAddress: values.get(bindAddressFlag),

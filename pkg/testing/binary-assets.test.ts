@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { assetVariable, findBinaryAssets } from "./binary-assets.ts";
@@ -49,8 +49,24 @@ describe("findBinaryAssets, by envtest's rules", () => {
     const assets = folderWith("no-apiserver", ["etcd"]);
     expect(() => findBinaryAssets({ env: { KUBEBUILDER_ASSETS: assets } })).toThrow(
       `${join(assets, "kube-apiserver")} does not exist (from KUBEBUILDER_ASSETS): expected etcd and kube-apiserver there; ` +
-        "set KUBEBUILDER_ASSETS to a folder holding them, such as `setup-envtest use -p path` prints",
+        "run `export $(npx kube-loom-testing-assets)` to build them and set KUBEBUILDER_ASSETS, " +
+        "or set it to a folder holding them, such as `setup-envtest use -p path` prints",
     );
     expect(() => findBinaryAssets({ env: {} })).toThrow("/usr/local/kubebuilder/bin/etcd does not exist (neither TEST_ASSET_ETCD nor KUBEBUILDER_ASSETS is set)");
+  });
+
+  test("the command the message suggests is the package's own", () => {
+    const { bin } = JSON.parse(readFileSync(join(import.meta.dir, "../../package.json"), "utf8")) as { bin: Record<string, string> };
+    const missing = (() => {
+      try {
+        findBinaryAssets({ env: { KUBEBUILDER_ASSETS: folderWith("empty", []) } });
+        return "found";
+      } catch (error) {
+        return String(error);
+      }
+    })();
+    const suggested = /npx ([\w-]+)/.exec(missing)?.[1] ?? `no npx command in: ${missing}`;
+    expect(Object.keys(bin)).toContain(suggested);
+    expect(bin[suggested]).toEndWith("pkg/testing/assets-main.js");
   });
 });

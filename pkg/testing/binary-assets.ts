@@ -44,7 +44,8 @@ export function findBinaryAssets(options: FindBinaryAssetsOptions = {}): Control
     if (!existsSync(program.path)) {
       throw new Error(
         `${program.path} does not exist (${program.source}): expected etcd and kube-apiserver there; ` +
-          "set KUBEBUILDER_ASSETS to a folder holding them, such as `setup-envtest use -p path` prints",
+          "run `export $(npx kube-loom-testing-assets)` to build them and set KUBEBUILDER_ASSETS, " +
+          "or set it to a folder holding them, such as `setup-envtest use -p path` prints",
       );
     }
   }

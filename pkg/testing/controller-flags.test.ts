@@ -22,9 +22,9 @@ describe("controllerFlagValues", () => {
 
   test("an unknown flag names the ones declared; a bad value says what is expected", () => {
     expect(() => controllerFlagValues([descriptor("mirror", [source, workers])], ["--mirror-sorce=a/b"])).toThrow(
-      "unknown flag --mirror-sorce: expected one the controllers declare (--mirror-source, --mirror-workers)",
+      "unknown flag --mirror-sorce: expected one of the flags the controllers declare (--mirror-source, --mirror-workers)",
     );
-    expect(() => controllerFlagValues([descriptor("none", [])], ["--x"])).toThrow("unknown flag --x: expected one the controllers declare (they declare none)");
+    expect(() => controllerFlagValues([descriptor("none", [])], ["--x"])).toThrow("unknown flag --x: expected one of the flags the controllers declare (they declare none)");
     expect(() => controllerFlagValues([descriptor("mirror", [workers])], ["--mirror-workers=0"])).toThrow("--mirror-workers");
   });
 });

@@ -19,6 +19,6 @@ function refuseUnknown(args: readonly string[], flags: readonly FlagDefinition[]
     const name = /^--([^=]+)/.exec(arg)?.[1];
     if (name === undefined || names.has(name)) continue;
     const declared = [...names].map((known) => `--${known}`).join(", ");
-    throw new Error(`unknown flag --${name}: expected one the controllers declare (${declared || "they declare none"})`);
+    throw new Error(`unknown flag --${name}: expected one of the flags the controllers declare (${declared || "they declare none"})`);
   }
 }

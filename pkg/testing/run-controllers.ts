@@ -19,6 +19,7 @@ import type { HashRange } from "../sharding/hash-range.ts";
 import { PrometheusInformerMetricsProvider } from "../metrics/informer-metrics.ts";
 import { prometheusReconcileMetrics } from "../metrics/reconcile-metrics.ts";
 import { PrometheusWorkqueueMetricsProvider } from "../metrics/workqueue-metrics.ts";
+import { checkControllerNames } from "../options/controller-selection.ts";
 import { controllerFlagValues } from "./controller-flags.ts";
 
 /** Options of `TestEnvironment.run`. */
@@ -80,6 +81,8 @@ const DEFAULT_SHUTDOWN_TIMEOUT_MS = 30_000;
 
 /** Builds and starts `descriptors`; resolves once every controller's caches have synced and its workers run. */
 export async function runControllers(client: KubeClient, descriptors: readonly ControllerDescriptor[], options: RunOptions = {}): Promise<RunningControllers> {
+  // What the command would refuse, a test run refuses too.
+  checkControllerNames(descriptors);
   const logger = options.logger ?? silentLogger;
   const values = controllerFlagValues(descriptors, options.flags ?? []);
   const metrics = new Registry();

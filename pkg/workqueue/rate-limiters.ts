@@ -17,6 +17,7 @@ export interface RateLimiter<T = string> {
 export class ItemExponentialFailureRateLimiter<T = string> implements RateLimiter<T> {
   private readonly failures = new Map<T, number>();
 
+  /** `baseMs`: the first retry's delay, doubled with each further failure of the item; `maxMs`: the longest delay. */
   constructor(
     private readonly baseMs = 5,
     private readonly maxMs = 1_000_000,
@@ -43,6 +44,7 @@ export class ItemExponentialFailureRateLimiter<T = string> implements RateLimite
 export class BucketRateLimiter<T = string> implements RateLimiter<T> {
   private readonly bucket: TokenBucket;
 
+  /** Retries per second overall (`qps`), after a first `burst` at once. `clock`: for tests, a fake one. */
   constructor(qps = 10, burst = 100, clock: Clock = realClock) {
     this.bucket = new TokenBucket(qps, burst, clock);
   }
@@ -62,6 +64,7 @@ export class BucketRateLimiter<T = string> implements RateLimiter<T> {
 export class MaxOfRateLimiter<T = string> implements RateLimiter<T> {
   private readonly limiters: readonly RateLimiter<T>[];
 
+  /** The limiters whose longest delay each retry waits. */
   constructor(...limiters: RateLimiter<T>[]) {
     this.limiters = limiters;
   }
@@ -80,7 +83,11 @@ export class MaxOfRateLimiter<T = string> implements RateLimiter<T> {
   }
 }
 
-/** client-go's DefaultControllerRateLimiter: per-item backoff 5 ms … 1000 s, and 10 retries/s overall (burst 100). */
+/**
+ * client-go's DefaultControllerRateLimiter: per-item backoff 5 ms … 1000 s, and 10 retries/s overall (burst 100).
+ * Other delays are the same parts with other numbers, e.g. backoff from 1 s to 5 min:
+ * `.rateLimiter(() => new MaxOfRateLimiter(new ItemExponentialFailureRateLimiter(1000, 300_000), new BucketRateLimiter(10, 100)))`.
+ */
 export function defaultControllerRateLimiter<T = string>(clock: Clock = realClock): RateLimiter<T> {
   return new MaxOfRateLimiter<T>(
     new ItemExponentialFailureRateLimiter<T>(5, 1_000_000),

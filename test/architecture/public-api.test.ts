@@ -2,6 +2,8 @@
 // recorded, under package.json's version; a change needs the version and CHANGELOG entry that
 // semver asks for, then `npm run api:report` to record it.
 import { describe, expect, test } from "bun:test";
+import * as kubeLoom from "../../mod.ts";
+import type { KubeObject, Logger, RateLimiter, SetupContext } from "../../mod.ts";
 import { type ApiReport, currentApiReport, packageVersion, readChangelog, readGolden, versionProblem } from "./public-api.ts";
 
 const record = "run `npm run api:report` and commit test/architecture/golden/public-api.d.ts.txt";
@@ -14,6 +16,17 @@ describe("the public API report", () => {
     expect(current.surface === golden.surface ? "" : `the public API changed: ${record}`).toBe("");
     expect(golden.version === current.version ? "" : `the golden was made for ${golden.version}, package.json says ${current.version}: ${record}`).toBe("");
   }, 60_000);
+
+  // Names users were left without once; removing one fails here (and tsc, for the types), not only in the golden.
+  test("a controller's retry delays can be built from exported rate limiters; SetupContext's Logger type is exported", () => {
+    const { BucketRateLimiter, defaultControllerRateLimiter, ItemExponentialFailureRateLimiter, MaxOfRateLimiter } = kubeLoom;
+    const backoff: RateLimiter = new MaxOfRateLimiter(new ItemExponentialFailureRateLimiter(1000, 300_000), new BucketRateLimiter(10, 100));
+    expect([backoff.when("a"), backoff.when("a")]).toEqual([1000, 2000]);
+    expect(defaultControllerRateLimiter().when("a")).toBe(5);
+    type SetupLogger = SetupContext<KubeObject>["logger"];
+    const sameType: [Logger, SetupLogger] extends [SetupLogger, Logger] ? true : false = true;
+    expect(sameType).toBe(true);
+  });
 
   describe("the semver rule", () => {
     const version = packageVersion();

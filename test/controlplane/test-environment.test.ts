@@ -43,10 +43,15 @@ afterAll(async () => {
 }, SLOW);
 
 describe("TestEnvironment", () => {
-  test("the CRDs are served as soon as start() resolves", async () => {
+  test("the CRDs are served as soon as start() resolves; create and update fill in apiVersion and kind from the resource", async () => {
     const namespace = await env.namespace("crd");
-    const created = await env.client.dynamic.resource<Network>(networks, namespace).create({ kind: "Network", metadata: { name: "net" }, spec: { cidr: "10.1.0.0/24", gateway: "10.1.0.1" } });
+    const client = env.client.dynamic.resource<Network>(networks, namespace);
+    const created = await client.create({ metadata: { name: "net" }, spec: { cidr: "10.1.0.0/24", gateway: "10.1.0.1" } });
     expect(created.metadata?.uid).toBeString();
+    expect(created.kind).toBe("Network");
+    const { apiVersion: _apiVersion, kind: _kind, ...bare } = created;
+    const updated = await client.update({ ...bare, spec: { cidr: "10.1.0.0/24", gateway: "10.1.0.254" } });
+    expect(updated.spec?.gateway).toBe("10.1.0.254");
   }, SLOW);
 
   test("namespace(): a new one each time; a prefix that is no DNS label is refused", async () => {
@@ -73,8 +78,13 @@ describe("TestEnvironment", () => {
 
   test("run(): an unknown flag is refused before anything starts", async () => {
     await expect(env.run([stamper("default")], { flags: ["--stamp-valu=red"] })).rejects.toThrow(
-      "unknown flag --stamp-valu: expected one the controllers declare (--stamp-value)",
+      "unknown flag --stamp-valu: expected one of the flags the controllers declare (--stamp-value)",
     );
+  }, SLOW);
+
+  test("run(): two controllers of one name are refused before anything starts, as the command refuses them", async () => {
+    const dup = (): ControllerDescriptor => ({ name: "dup", aliases: [], enabledByDefault: true, flags: [], create: async () => { throw new Error("started"); } });
+    await expect(env.run([dup(), dup()])).rejects.toThrow('two controllers are named "dup" (entries 1 and 2 of the controller list)');
   }, SLOW);
 
   test("run(): caches that never sync fail the run, naming the informer and why", async () => {

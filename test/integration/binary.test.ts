@@ -164,6 +164,7 @@ describe("kube-loom single executable", () => {
     expect(result.code).toBe(1);
     const lines = result.stderr.trim().split("\n");
     expect(lines.at(-1)).toContain(text);
+    expect(result.stderr.split(text.replace(/^kube-loom: /, "")).length - 1).toBe(1);
     expect(result.stderr).not.toContain("    at ");
   };
 

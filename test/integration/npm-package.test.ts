@@ -1,14 +1,14 @@
 // kube-loom as a user's project takes it from npm: `npm pack` of this repository (which compiles
 // dist/npm), installed into a new project by package name. The project type-checks against the
-// published declarations with a plain strict tsconfig, with exactOptionalPropertyTypes, as a Bun
-// project and under Deno; the examples then run against the real control plane with leader
-// election on each runtime — compiled to JavaScript by tsc and run on Node 24 (the pinned `node`
-// devDependency) and on the oldest Node that package.json claims (test/support/minimum-node.ts),
-// compiled into single executables by `bun build --compile`, and under `deno run` — and are judged
-// by what they do to the cluster; `npx kube-loom` runs the command from the package on both Nodes.
-// Last, kube-loom/testing from the package: the examples' own tests under bun test, and a
-// node:test file under node --test (both Nodes) and deno test, with KUBEBUILDER_ASSETS naming the
-// project's binaries by envtest's names.
+// published declarations with a plain strict tsconfig, as a Bun project (the examples also with
+// exactOptionalPropertyTypes and noUncheckedIndexedAccess) and under Deno; the examples then run
+// against the real control plane with leader election on each runtime — compiled to JavaScript by
+// tsc and run on Node 24 (the pinned `node` devDependency) and on the oldest Node that package.json
+// claims (test/support/minimum-node.ts), compiled into single executables by `bun build --compile`,
+// and under `deno run` — and are judged by what they do to the cluster; `npx kube-loom` runs the
+// command from the package on both Nodes. Last, kube-loom/testing from the package: the examples'
+// own tests under bun test, and a node:test file under node --test (both Nodes) and deno test, with
+// KUBEBUILDER_ASSETS naming the project's binaries by envtest's names.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
@@ -61,6 +61,12 @@ const tsconfigs = {
   "tsconfig.bun.json": {
     compilerOptions: bunInitCompilerOptions,
     include: ["uses-kube-loom.ts", "examples"],
+  },
+  // The strictest settings the README promises users: bun init's (noUncheckedIndexedAccess among them)
+  // plus exactOptionalPropertyTypes, over the examples and their tests as well as the declarations.
+  "tsconfig.exact.json": {
+    extends: "./tsconfig.bun.json",
+    compilerOptions: { exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true },
   },
 };
 
@@ -136,11 +142,12 @@ afterAll(async () => {
 });
 
 describe("kube-loom installed from its npm tarball", () => {
-  test("type-checks with a plain strict tsconfig (every declaration file checked), with exactOptionalPropertyTypes, and as a Bun project", async () => {
+  test("type-checks with a plain strict tsconfig (every declaration file checked), as a Bun project, and the examples with exactOptionalPropertyTypes and noUncheckedIndexedAccess", async () => {
     const tsc = bin("tsc");
     expect(await run([tsc, "--noEmit", "-p", "tsconfig.json"], project)).toBe("");
     expect(await run([tsc, "--noEmit", "-p", "tsconfig.json", "--exactOptionalPropertyTypes"], project)).toBe("");
     expect(await run([tsc, "-p", "tsconfig.bun.json"], project)).toBe("");
+    expect(await run([tsc, "-p", "tsconfig.exact.json"], project)).toBe("");
   }, 240_000);
 
   test("ships source maps and declaration maps whose sources are in the package", () => {

@@ -97,6 +97,7 @@ describe("start-up failures", () => {
   function expectOneLine(result: { code: number; stderr: string }, line: string): void {
     expect(result.code).toBe(1);
     expect(result.stderr.trim().split("\n").at(-1)).toBe(line);
+    expect(result.stderr.split(line.replace(/^kube-loom: /, "")).length - 1).toBe(1);
     expect(result.stderr).not.toContain("    at ");
   }
 
