@@ -197,7 +197,7 @@ export class EventBroadcaster {
     const { event } = entry;
     const series = seriesOf(entry);
     try {
-      await this.sink.patch(event.metadata.namespace, event.metadata.name, { series });
+      await this.sink.patch(event, { series });
     } catch (err) {
       if (!isNotFound(err)) throw err;
       // The Event expired on the server (or its creation failed): write it again, series and all.

@@ -9,6 +9,6 @@ export interface EventSeriesPatch {
 export interface EventSink {
   /** Creates the Event in its metadata.namespace. */
   create(event: KubeEvent): Promise<void>;
-  /** Merges `patch` into an existing Event; rejects with a 404 ApiError when it no longer exists. */
-  patch(namespace: string, name: string, patch: EventSeriesPatch): Promise<void>;
+  /** Merges `patch` into `event`, created before; rejects with a 404 ApiError when it no longer exists. */
+  patch(event: KubeEvent, patch: EventSeriesPatch): Promise<void>;
 }

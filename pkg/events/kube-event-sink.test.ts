@@ -61,7 +61,7 @@ describe("KubeEventSink", () => {
   test("writes a series as a merge patch", async () => {
     const { sink, sent } = await sinkAnswering(200, event);
     const patch = { series: { count: 3, lastObservedTime: "2026-11-21T23:41:01.123000Z" } };
-    await sink.patch("shop", "web-1.18ea33d744a1bec0", patch);
+    await sink.patch(event, patch);
     expect(sent).toEqual([
       {
         method: "PATCH",
@@ -75,7 +75,7 @@ describe("KubeEventSink", () => {
   test("a missing Event rejects with a 404 ApiError", async () => {
     const status = { kind: "Status", status: "Failure", reason: "NotFound", code: 404, message: "not found" };
     const { sink } = await sinkAnswering(404, status);
-    const failure = sink.patch("shop", "gone", { series: { count: 2, lastObservedTime: "2026-11-21T23:41:01.123000Z" } });
+    const failure = sink.patch({ ...event, metadata: { namespace: "shop", name: "gone" } }, { series: { count: 2, lastObservedTime: "2026-11-21T23:41:01.123000Z" } });
     expect(await failure.then(() => undefined, (err: unknown) => err)).toSatisfy(isNotFound);
   });
 });

@@ -14,7 +14,7 @@ export class KubeEventSink implements EventSink {
     await this.client.dynamic.resource(recordedEvents, event.metadata.namespace).create(event);
   }
 
-  async patch(namespace: string, name: string, patch: EventSeriesPatch): Promise<void> {
-    await this.client.dynamic.resource(recordedEvents, namespace).patch(name, patch, "merge");
+  async patch(event: KubeEvent, patch: EventSeriesPatch): Promise<void> {
+    await this.client.dynamic.resource(recordedEvents, event.metadata.namespace).patch(event.metadata.name, patch, "merge");
   }
 }

@@ -3,7 +3,7 @@ import { version } from "../version.ts";
 import type { ClientConfig } from "../kube/client-config.ts";
 import { createKubeClient } from "../kube/client.ts";
 import type { TransportInit } from "../kube/transport.ts";
-import { controllerClient } from "./controller-clients.ts";
+import { controllerClients } from "./controller-clients.ts";
 import type { ControllerDescriptor } from "./controller-descriptor.ts";
 
 const config: ClientConfig = { server: "https://api.test", tls: {}, authenticate: async () => ({}), namespace: "default", source: "test" };
@@ -26,7 +26,10 @@ test("each controller's requests name it in the user agent, as kube-controller-m
     [descriptor("network"), "network-controller"],
     [descriptor("garbagecollector", { serviceAccountName: "generic-garbage-collector", client: { ownRateLimit: { qpsFactor: 2 } } }), "generic-garbage-collector"],
   ] as const) {
-    await (await controllerClient(described, sources)).rest.request({ method: "GET", path: "/version" });
+    const { client: own, identity } = await controllerClients(described, sources);
+    await own.rest.request({ method: "GET", path: "/version" });
+    expect(agents.at(-1)).toBe(`${base}/${component}`);
+    await identity.rest.request({ method: "GET", path: "/version" });
     expect(agents.at(-1)).toBe(`${base}/${component}`);
   }
   // The process's own client keeps its agent.

@@ -18,10 +18,17 @@ export interface ControllerClientSources {
   writeGuard?: WriteGuard | undefined;
 }
 
-export async function controllerClient(descriptor: ControllerDescriptor, sources: ControllerClientSources): Promise<KubeClient> {
-  const own = sources.clientFor ? await sources.clientFor(descriptor) : withComponent(sources.client, serviceAccountName(descriptor));
-  const guarded = sources.writeGuard ? withWriteGuard(own, sources.writeGuard) : own;
+/** A controller's clients: `client` for its work, `identity` (the same account, bare) for its Events, which have a guard of their own. */
+export interface ControllerClients {
+  client: KubeClient;
+  identity: KubeClient;
+}
+
+export async function controllerClients(descriptor: ControllerDescriptor, sources: ControllerClientSources): Promise<ControllerClients> {
+  const identity = sources.clientFor ? await sources.clientFor(descriptor) : withComponent(sources.client, serviceAccountName(descriptor));
+  const guarded = sources.writeGuard ? withWriteGuard(identity, sources.writeGuard) : identity;
   const limit = descriptor.client?.ownRateLimit;
   // The guard sits under the rate limit, so a write that waited for its turn is judged when it is sent.
-  return limit ? withRateLimit(guarded, limit.qpsFactor * sources.connection.qps, sources.connection.burst) : guarded;
+  const client = limit ? withRateLimit(guarded, limit.qpsFactor * sources.connection.qps, sources.connection.burst) : guarded;
+  return { client, identity };
 }

@@ -3,13 +3,17 @@
 // cannot run in this cluster says so and is left out.
 import type { EventRecorder } from "../events/recorder.ts";
 import type { ControllerContext, ControllerDescriptor } from "./controller-descriptor.ts";
-import { type ControllerClientSources, controllerClient } from "./controller-clients.ts";
+import type { KubeClient } from "../kube/client.ts";
+import { type ControllerClientSources, controllerClients } from "./controller-clients.ts";
 import type { Runnable } from "./runnable.ts";
 
 /** What the controllers share, and where each one's Event recorder comes from. */
 export interface SharedControllerContext extends Omit<ControllerContext, "client" | "events"> {
-  /** A recorder whose Events carry `reportingController`, held back where the process may not write. */
-  recorderFor(reportingController: string): EventRecorder;
+  /**
+   * A recorder whose Events carry `reportingController`, held back where the process may not write, and written
+   * by `writer`, the controller's own identity (its ServiceAccount under --use-service-account-credentials).
+   */
+  recorderFor(reportingController: string, writer: KubeClient): EventRecorder;
 }
 
 /** The name a controller's Events report, as kube-controller-manager names its controllers' Event sources. */
@@ -29,8 +33,8 @@ export async function createControllers(
     const descriptor = descriptors.find((d) => d.name === name);
     if (!descriptor) throw new Error(`no descriptor for enabled controller "${name}"`);
     const logger = context.logger.child({ controller: name });
-    const client = await controllerClient(descriptor, clients);
-    const events = recorderFor(reportingControllerOf(descriptor));
+    const { client, identity } = await controllerClients(descriptor, clients);
+    const events = recorderFor(reportingControllerOf(descriptor), identity);
     const controller = await descriptor.create({ ...context, client, events, logger, values: context.values.only(descriptor.flags) });
     if (!controller) {
       logger.warn("controller is not started");

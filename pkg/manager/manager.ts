@@ -9,6 +9,8 @@
 // its Lease skips that and exits at once.
 import { combinedReconcileObserver } from "../controller/reconcile-observer.ts";
 import { EventBroadcaster } from "../events/broadcaster.ts";
+import type { EventSink } from "../events/event-sink.ts";
+import { EventSinksByController } from "../events/event-sinks-by-controller.ts";
 import { KubeEventSink } from "../events/kube-event-sink.ts";
 import { SharedInformerFactory } from "../informer/factory.ts";
 import { namespacesIn } from "../informer/index-funcs.ts";
@@ -159,13 +161,17 @@ export class Manager {
     clientFor: ClientForController | undefined,
   ): Promise<ExitReason> {
     const { options, logger } = this;
-    const events = await this.startEvents(client, services);
+    const eventSinks = new EventSinksByController(new KubeEventSink(client));
+    const events = await this.startEvents(eventSinks, services);
     const informerMetrics = new PrometheusInformerMetricsProvider(this.endpoints.metrics);
     const coordination = await this.coordination(client, events.newRecorder(this.program.name), services, informerMetrics);
     const { informers } = coordination;
     const context = {
       ...this.controllerContext(informers),
-      recorderFor: (reportingController: string) => coordination.guardEvents(events.newRecorder(reportingController)),
+      recorderFor: (reportingController: string, writer: KubeClient) => {
+        eventSinks.route(reportingController, new KubeEventSink(writer));
+        return coordination.guardEvents(events.newRecorder(reportingController));
+      },
       ownership: coordination.ownership,
     };
     const controllers = await createControllers(options.enabledControllers, this.descriptors, context, {
@@ -220,10 +226,10 @@ export class Manager {
   }
 
   /** The event broadcaster, started: what the controllers record reaches the API server and the status page. */
-  private async startEvents(client: KubeClient, services: ServiceGroup): Promise<EventBroadcaster> {
+  private async startEvents(sink: EventSink, services: ServiceGroup): Promise<EventBroadcaster> {
     const { recentEvents } = this;
     const broadcaster = new EventBroadcaster({
-      sink: new KubeEventSink(client),
+      sink,
       reportingInstance: this.identity,
       logger: this.logger,
       observer: recentEvents,

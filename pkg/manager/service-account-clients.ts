@@ -1,7 +1,7 @@
 // --use-service-account-credentials: each controller gets a client of its own that acts as its
 // ServiceAccount, in the namespace of the leader election Lease (kube-controller-manager's
-// controllers act as kube-system/<controller> the same way). kube-loom's own identity only
-// needs to create those accounts and their tokens.
+// controllers act as kube-system/<controller> the same way). kube-loom's own identity creates
+// those accounts and their tokens, and lists and watches for the shared informers.
 import { createKubeClient, type KubeClient, type KubeClientOptions } from "../kube/client.ts";
 import { serviceAccountConfig, ServiceAccountTokenSource } from "../kube/service-account-token.ts";
 import type { ControllerDescriptor } from "./controller-descriptor.ts";

@@ -8,9 +8,12 @@ import { parseAllDocuments } from "yaml";
 import type { KubeClient } from "../../pkg/kube/client.ts";
 import { resources } from "../../pkg/kube/gvr.ts";
 import { ControlPlane } from "../controlplane/control-plane.ts";
-import type { KubeLoomProcess } from "../support/kube-loom-binary.ts";
+import { counterTotal } from "../network/network-fixture.ts";
+import { buildKubeLoom, KubeLoomProcess } from "../support/kube-loom-binary.ts";
 import { fastClient } from "./informer-fixtures.ts";
 import { apply, createNamespace, kubectl, replicaSetManifest, startKubeLoom, waitForStatus } from "../replicaset/replicaset-fixture.ts";
+
+const overlay = resolve(import.meta.dir, "../../deploy/kubernetes/overlays/service-account-credentials");
 
 const namespace = "as-service-account";
 const account = "system:serviceaccount:kube-system:replicaset-controller";
@@ -71,5 +74,25 @@ describe("--use-service-account-credentials", () => {
     const created = await client.dynamic.resource(resources.serviceAccounts, "kube-system").get("replicaset-controller");
     expect(created.metadata?.name).toBe("replicaset-controller");
     expect(await kubectl(controlPlane, ["auth", "can-i", "create", "pods", `--as=${account}`, "-n", namespace])).toContain("yes");
+  }, 180_000);
+
+  test("the shipped overlay is enough: as the kube-loom ServiceAccount, with every controller, it leads, gets ready and is never forbidden", async () => {
+    await kubeLoom?.stop();
+    kubeLoom = undefined;
+    await kubectl(controlPlane, ["apply", "--server-side", "-k", overlay]);
+    await kubectl(controlPlane, ["wait", "--for=condition=Established", "crd/networks.samplecrd.k8s.io", "--timeout=60s"]);
+    const token = (await kubectl(controlPlane, ["create", "token", "kube-loom", "-n", "kube-system"])).trim();
+    kubeLoom = await KubeLoomProcess.start({
+      binary: await buildKubeLoom(),
+      kubeconfig: await controlPlane.writeKubeconfig({ token }),
+      logDir: controlPlane.dir,
+      name: "overlay",
+      args: ["--controllers=*", "--leader-elect=true", "--use-service-account-credentials"],
+    });
+    // The shared informers read as kube-loom itself, the controllers write as their own accounts.
+    await kubeLoom.waitFor("/readyz", 90_000);
+    await apply(controlPlane, [replicaSetManifest({ name: "overlay", namespace, replicas: 1 })]);
+    await waitForStatus(client, namespace, "overlay", { replicas: 1 });
+    expect(counterTotal(await (await fetch(`${kubeLoom.url}/metrics`)).text(), "rest_client_requests_total", 'code="403"')).toBe(0);
   }, 180_000);
 });

@@ -27,8 +27,8 @@ export class FakeEventSink implements EventSink {
     this.events.set(key, structuredClone(event));
   }
 
-  async patch(namespace: string, name: string, patch: EventSeriesPatch): Promise<void> {
-    const key = `${namespace}/${name}`;
+  async patch(event: KubeEvent, patch: EventSeriesPatch): Promise<void> {
+    const key = `${event.metadata.namespace}/${event.metadata.name}`;
     await this.enter({ method: "patch", key, body: structuredClone(patch) });
     const stored = this.events.get(key);
     if (!stored) throw apiError(404, "NotFound", "PATCH", key);
