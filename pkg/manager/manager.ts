@@ -9,7 +9,6 @@
 // its Lease skips that and exits at once.
 import { combinedReconcileObserver } from "../controller/reconcile-observer.ts";
 import { EventBroadcaster } from "../events/broadcaster.ts";
-import type { EventSink } from "../events/event-sink.ts";
 import { EventSinksByController } from "../events/event-sinks-by-controller.ts";
 import { KubeEventSink } from "../events/kube-event-sink.ts";
 import { SharedInformerFactory } from "../informer/factory.ts";
@@ -65,6 +64,12 @@ interface Coordination {
   informersFirst: boolean;
   /** Runs the controllers while this process may act; without it they run until terminated. */
   run?: (whileActing: RunControllers, terminate: AbortSignal) => Promise<ExitReason>;
+}
+
+/** Recorders over the started broadcaster: the process's own, and each controller's, written by `writer`. */
+interface ManagerEvents {
+  processRecorder: EventRecorder;
+  recorderFor(reportingController: string, writer: KubeClient): EventRecorder;
 }
 
 export class Manager {
@@ -161,17 +166,13 @@ export class Manager {
     clientFor: ClientForController | undefined,
   ): Promise<ExitReason> {
     const { options, logger } = this;
-    const eventSinks = new EventSinksByController(new KubeEventSink(client));
-    const events = await this.startEvents(eventSinks, services);
+    const events = await this.startEvents(client, services);
     const informerMetrics = new PrometheusInformerMetricsProvider(this.endpoints.metrics);
-    const coordination = await this.coordination(client, events.newRecorder(this.program.name), services, informerMetrics);
+    const coordination = await this.coordination(client, events.processRecorder, services, informerMetrics);
     const { informers } = coordination;
     const context = {
       ...this.controllerContext(informers),
-      recorderFor: (reportingController: string, writer: KubeClient) => {
-        eventSinks.route(reportingController, new KubeEventSink(writer));
-        return coordination.guardEvents(events.newRecorder(reportingController));
-      },
+      recorderFor: (reportingController: string, writer: KubeClient) => coordination.guardEvents(events.recorderFor(reportingController, writer)),
       ownership: coordination.ownership,
     };
     const controllers = await createControllers(options.enabledControllers, this.descriptors, context, {
@@ -225,17 +226,27 @@ export class Manager {
     return { guardEvents: (recorder) => recorder, informers, informersFirst: false };
   }
 
-  /** The event broadcaster, started: what the controllers record reaches the API server and the status page. */
-  private async startEvents(sink: EventSink, services: ServiceGroup): Promise<EventBroadcaster> {
+  /**
+   * The event broadcaster, started: what is recorded reaches the API server, each controller's Events written as
+   * that controller's own identity and the process's as the process, and the status page.
+   */
+  private async startEvents(client: KubeClient, services: ServiceGroup): Promise<ManagerEvents> {
     const { recentEvents } = this;
+    const sinks = new EventSinksByController(new KubeEventSink(client));
     const broadcaster = new EventBroadcaster({
-      sink,
+      sink: sinks,
       reportingInstance: this.identity,
       logger: this.logger,
       observer: recentEvents,
     });
     await services.start({ name: "events", start: () => broadcaster.start(), stop: () => broadcaster.shutdown() });
-    return broadcaster;
+    return {
+      processRecorder: broadcaster.newRecorder(this.program.name),
+      recorderFor: (reportingController, writer) => {
+        sinks.route(reportingController, new KubeEventSink(writer));
+        return broadcaster.newRecorder(reportingController);
+      },
+    };
   }
 
   private informerFactory(client: KubeClient, metrics: InformerMetricsProvider, sharding?: InformerSharding): SharedInformerFactory {
