@@ -54,7 +54,7 @@ const SKEW_SUBSET: Record<string, string> = {
   "test/integration/informer-recovery.test.ts": "the answers to an expired resourceVersion (410) and a restarted API server, which the relist follows",
   "test/integration/informer-large-list.test.ts": "a 50 MiB streaming list as the release sends it, and its Too large resource version answer",
   "test/integration/informer-shards.test.ts": "shardSelector ignored before 1.36: the process filters by shard itself",
-  "test/integration/shard-ring.test.ts": "the ring on a server without the shard filter (issue 27's acceptance)",
+  "test/integration/shard-ring.test.ts": "the ring on a server without the shard filter",
   "test/replicaset/scale.test.ts": "the ReplicaSet status fields (terminatingReplicas) that the release's feature gates govern",
   "test/replicaset/read-your-writes.test.ts": "resourceVersions compared as the release promises (KEP-5647 relies on it)",
   "test/garbagecollector/restart.test.ts": "a monitor for every resource the release's discovery lists (the set differs between releases), background and foreground cascades",

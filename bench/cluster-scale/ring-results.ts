@@ -1,6 +1,6 @@
 // The sharded mode's table: each ring variant (the API server filtering, or each replica) beside
 // the singleton kube-loom and kube-controller-manager of the same run, with the ratio to the
-// singleton and each goal of issue 27 marked met (✓) or not (✗). Figures per replica show the
+// singleton and each goal of the sharded mode marked met (✓) or not (✗). Figures per replica show the
 // worst replica of every round (the largest RSS, the most CPU or bytes); the others, medians.
 import { describeMachine } from "../machine.ts";
 import type { System } from "../peer-processes.ts";

@@ -17,7 +17,7 @@ type ProxyFault = "429" | "500" | "503" | "delay" | "watch-cut" | "watch-stall" 
 
 const kinds: readonly ProxyFault[] = ["429", "500", "503", "delay", "watch-cut", "watch-stall", "watch-garbage"];
 
-/** Shares of requests (answer faults) and of watches (watch faults) a window picks, as issue 28's trial did. */
+/** Shares of requests (answer faults) and of watches (watch faults) a window picks (bench/README.md, soak.ts). */
 const requestShare = 0.15;
 const watchShare = 0.3;
 const delayMs = { min: 5_000, max: 10_000 };

@@ -1,7 +1,7 @@
-// The network controller (seed 000's controller, kube-controller-manager style): Network events
-// and periodic resyncs (drift checks) feed --concurrent-network-syncs workers running the
-// NetworkReconciler. On by default; idle until the Network CRD is installed, then it starts by
-// itself; the in-memory provider unless --network-provider says otherwise.
+// The network controller (kube-controller-manager style): Network events and periodic resyncs
+// (drift checks) feed --concurrent-network-syncs workers running the NetworkReconciler. On by
+// default; idle until the Network CRD is installed, then it starts by itself; the in-memory
+// provider unless --network-provider says otherwise.
 import { controller } from "../../pkg/builder/controller-builder.ts";
 import type { ControllerDescriptor } from "../../pkg/manager/controller-descriptor.ts";
 import { BucketRateLimiter, ItemExponentialFailureRateLimiter, MaxOfRateLimiter } from "../../pkg/workqueue/rate-limiters.ts";

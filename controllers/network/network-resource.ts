@@ -1,10 +1,10 @@
-// The Network custom resource (seed 000's samplecrd.k8s.io/v1 Network) as the controller sees
+// The Network custom resource (samplecrd.k8s.io/v1, config/crd/) as the controller sees
 // it on the wire: desired state in spec, observed state in status.
 import { resourceType } from "../../pkg/kube/gvr.ts";
 import type { KubeObject } from "../../pkg/kube/objects.ts";
 
-export const networkGroup = "samplecrd.k8s.io";
-export const networkVersion = "v1";
+const networkGroup = "samplecrd.k8s.io";
+const networkVersion = "v1";
 export const networkGVR = resourceType<Network>({ group: networkGroup, version: networkVersion, resource: "networks", kind: "Network", namespaced: true });
 
 /** Holds a Network until its provider network is gone (controller-runtime style: `<group>/<purpose>`). */

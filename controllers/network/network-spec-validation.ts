@@ -5,7 +5,7 @@ import { formatCIDR, formatIP, lastAddress, networkAddress, parseCIDR, parseIP, 
 import type { NetworkSpec } from "./network-resource.ts";
 
 /** Neutron's limit for names (and the CRD's maxLength). */
-export const maxProviderNameLength = 255;
+const maxProviderNameLength = 255;
 /** The longest prefixes that still leave room for a gateway and one host (and DHCP in Neutron). */
 const longestPrefix = { 4: 30, 6: 126 } as const;
 

@@ -3,7 +3,7 @@
 import { formatTime } from "../../pkg/kube/micro-time.ts";
 import type { Condition, Network, NetworkStatus } from "./network-resource.ts";
 
-export const readyConditionType = "Ready";
+const readyConditionType = "Ready";
 
 export type ReadyReason = "Provisioned" | "InvalidSpec" | "ProviderError" | "ProviderUnavailable";
 

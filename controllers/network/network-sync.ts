@@ -1,4 +1,4 @@
-// The comparison at the heart of the controller (seed 000): read the provider's network for a
+// The comparison at the heart of the network controller: read the provider's network for a
 // Network object, and create, update or replace what differs from the spec, step by step.
 // Every step is idempotent, so a sync interrupted anywhere is finished by the next one. A network
 // deleted by someone else after it was read fails the step that addresses it; that is drift

@@ -5,7 +5,7 @@ import type { Wire } from "../../pkg/kube/objects.ts";
 
 type Pod = Wire<V1Pod>;
 
-export function podReadyCondition(pod: Pod): Wire<V1PodCondition> | undefined {
+function podReadyCondition(pod: Pod): Wire<V1PodCondition> | undefined {
   return pod.status?.conditions?.find((condition) => condition.type === "Ready");
 }
 

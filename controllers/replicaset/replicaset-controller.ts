@@ -44,7 +44,7 @@ type Pod = ObjectOf<typeof resources.pods>;
 type ReplicaSet = ObjectOf<typeof resources.replicaSets>;
 
 /** At most this many Pods are created or deleted per sync (kube-controller-manager's BurstReplicas). */
-export const burstReplicas = 500;
+const burstReplicas = 500;
 
 /** What the controller takes from its builder's setup: the shared machinery and its core's queue and caches. */
 export interface ReplicaSetControllerOptions

@@ -6,7 +6,7 @@
 import type { Hono } from "hono";
 import { negotiateZpage, notAcceptableResponse, randomZpageDelimiter, structuredResponse, zpageTextResponse } from "./zpage-forms.ts";
 
-export const flagzPath = "/flagz";
+const flagzPath = "/flagz";
 
 /** `flags`: flag name → value text; fixed for the process's life, so the text is made once, as upstream caches it. */
 export function mountFlagz(app: Hono, name: string, flags: Readonly<Record<string, string>>): void {

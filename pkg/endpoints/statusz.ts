@@ -21,7 +21,7 @@ export interface ComponentFacts {
   runtimeVersion: string;
 }
 
-export const statuszPath = "/statusz";
+const statuszPath = "/statusz";
 
 /** Call after every other route is mounted or, like the controllers' debug pages, matched by a mounted pattern. */
 export function mountStatusz(app: Hono, facts: ComponentFacts): void {

@@ -7,7 +7,7 @@
 import { stringify as stringifyYaml } from "yaml";
 
 /** The API group of the structured z-pages. */
-export const zpageGroup = "config.k8s.io";
+const zpageGroup = "config.k8s.io";
 /** v1alpha1 is still served, with a deprecation warning, as upstream serves it. */
 const zpageVersions = ["v1beta1", "v1alpha1"] as const;
 const deprecatedVersions: ReadonlySet<string> = new Set(["v1alpha1"]);

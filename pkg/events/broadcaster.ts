@@ -39,7 +39,7 @@ export interface EventBroadcasterOptions {
   shutdownTimeoutMs?: number;
 }
 
-export const defaultEventBroadcasterOptions = {
+const defaultEventBroadcasterOptions = {
   bufferSize: 1000,
   // client-go writes the second observation at once and refreshes every 30 minutes; a 30 s batch keeps
   // counts fresh while costing at most one write per series per interval.

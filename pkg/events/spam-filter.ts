@@ -11,7 +11,7 @@ export interface SpamFilterOptions {
   maxTrackedObjects: number;
 }
 
-export const defaultSpamFilterOptions: SpamFilterOptions = {
+const defaultSpamFilterOptions: SpamFilterOptions = {
   burst: 25,
   refillIntervalMs: 5 * 60_000,
   maxTrackedObjects: 4096,

@@ -1,6 +1,6 @@
 // The seam between informers and whatever decides which namespaces this process holds (the shard
 // ring, from a layer above): informers of namespaced resources listed across all namespaces
-// cache only the namespaces whose name hashes into the share's ranges (issue 27, KEP-5866).
+// cache only the namespaces whose name hashes into the share's ranges (KEP-5866).
 import type { GroupVersionResource } from "../kube/gvr.ts";
 import type { HashRange } from "../sharding/hash-range.ts";
 

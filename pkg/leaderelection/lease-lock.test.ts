@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { createKubeClient, type KubeClient } from "../kube/client.ts";
 import type { ClientConfig } from "../kube/client-config.ts";
 import { isConflict } from "../kube/errors.ts";
-import { type LeaderElectionRecord, KubeLeaseLock, type WireLease, leaseSpecFromRecord, recordFromLeaseSpec } from "./lease-lock.ts";
+import type { WireLease } from "../kube/lease-requests.ts";
+import { type LeaderElectionRecord, KubeLeaseLock, leaseSpecFromRecord, recordFromLeaseSpec } from "./lease-lock.ts";
 import { formatMicroTime, parseMicroTime } from "../kube/micro-time.ts";
 
 const microTime = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;

@@ -2,16 +2,15 @@
 // the elector reads and writes a LeaderElectionRecord, the lock maps it onto a
 // coordination.k8s.io/v1 Lease and keeps the object it read last, so every write is a PUT
 // guarded by that resourceVersion and a concurrent writer makes it fail with a 409 conflict.
-import type { V1Lease, V1LeaseSpec } from "@kubernetes/client-node";
+import type { V1LeaseSpec } from "@kubernetes/client-node";
 import { type KubeClient, withRateLimit } from "../kube/client.ts";
 import type { ResourceClient } from "../kube/dynamic-client.ts";
 import { isNotFound } from "../kube/errors.ts";
 import { apiVersionOf, resources } from "../kube/gvr.ts";
+import { type LeaseRequester, leaseRequester, type WireLease } from "../kube/lease-requests.ts";
 import type { Wire } from "../kube/objects.ts";
-import type { RestRequest } from "../kube/rest-client.ts";
 import { formatMicroTime, parseMicroTime } from "../kube/micro-time.ts";
 
-export type WireLease = Wire<V1Lease>;
 export type WireLeaseSpec = Wire<V1LeaseSpec>;
 
 /** The election state kept in the Lease spec; times are epoch milliseconds. */
@@ -89,18 +88,17 @@ export class KubeLeaseLock implements LeaseLock {
   readonly identity: string;
   private readonly namespace: string;
   private readonly name: string;
-  private readonly client: KubeClient;
   private readonly leases: ResourceClient<WireLease>;
-  private readonly requestTimeoutMs: number;
+  private readonly send: LeaseRequester;
   private lease: WireLease | undefined;
 
   constructor(options: KubeLeaseLockOptions) {
     this.identity = options.identity;
     this.namespace = options.namespace;
     this.name = options.name;
-    this.client = withRateLimit(options.client, options.qps, options.burst, "leader-election");
-    this.leases = this.client.dynamic.resource<WireLease>(resources.leases, options.namespace);
-    this.requestTimeoutMs = Math.max(1000, options.renewDeadlineMs / 2);
+    const client = withRateLimit(options.client, options.qps, options.burst, "leader-election");
+    this.leases = client.dynamic.resource<WireLease>(resources.leases, options.namespace);
+    this.send = leaseRequester(client, Math.max(1000, options.renewDeadlineMs / 2));
   }
 
   describe(): string {
@@ -134,11 +132,5 @@ export class KubeLeaseLock implements LeaseLock {
     // The whole spec is replaced, as client-go does; metadata keeps the resourceVersion that guards the write.
     const lease: WireLease = { ...this.lease, apiVersion: apiVersionOf(resources.leases), kind: "Lease", spec: leaseSpecFromRecord(record) };
     this.lease = await this.send({ method: "PUT", path: this.leases.itemPath(this.name), body: lease }, signal);
-  }
-
-  // Sent through the RestClient rather than ResourceClient's create/update, which take
-  // neither a timeout nor a signal: a renewal must not outlive its deadline.
-  private send(request: Omit<RestRequest, "timeoutMs" | "signal">, signal: AbortSignal | undefined): Promise<WireLease> {
-    return this.client.rest.request<WireLease>({ ...request, timeoutMs: this.requestTimeoutMs, ...(signal ? { signal } : {}) });
   }
 }

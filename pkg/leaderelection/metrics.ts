@@ -1,5 +1,6 @@
 // What leader election reports, as client-go's leaderelection metrics provider: the
 // prom-client implementation lives in pkg/metrics so this package needs no metrics library.
+import { ignoringCalls } from "../noop/ignoring-calls.ts";
 
 export interface LeaderElectionMetrics {
   /** Whether this process currently leads the lease called `name`. */
@@ -8,7 +9,4 @@ export interface LeaderElectionMetrics {
   slowpathExercised(name: string): void;
 }
 
-export const noopLeaderElectionMetrics: LeaderElectionMetrics = {
-  setLeading() {},
-  slowpathExercised() {},
-};
+export const noopLeaderElectionMetrics: LeaderElectionMetrics = ignoringCalls(["setLeading", "slowpathExercised"]);

@@ -15,7 +15,7 @@ export function textLines(destination: NodeJS.WritableStream): { write(json: str
   return { write: (json) => void destination.write(`${formatEntry(JSON.parse(json) as Entry)}\n`) };
 }
 
-export function formatEntry(entry: Entry): string {
+function formatEntry(entry: Entry): string {
   const fields: string[] = [];
   let stack: string | undefined;
   for (const [key, value] of Object.entries(entry)) {

@@ -1,6 +1,6 @@
-// Builds the enabled controllers, in the order --controllers lists them, each with its own
-// client, its own Event recorder, its own flags and a logger that names it. A controller that
-// cannot run in this cluster says so and is left out.
+// Builds the enabled controllers, in the order their descriptors are listed (not the order
+// --controllers names them), each with its own client, its own Event recorder, its own flags and
+// a logger that names it. A controller that cannot run in this cluster says so and is left out.
 import type { EventRecorder } from "../events/recorder.ts";
 import type { ControllerContext, ControllerDescriptor } from "./controller-descriptor.ts";
 import type { KubeClient } from "../kube/client.ts";

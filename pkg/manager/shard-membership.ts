@@ -5,7 +5,6 @@
 // the Namespaces (their metadata), over which the shares are balanced. Unlike
 // losing an election, losing the membership does not end the process: it stops acting, joins
 // again under a new Lease, and waits for its share to be handed to it.
-import type { V1Lease } from "@kubernetes/client-node";
 import { ExpectedError } from "../errors/expected-error.ts";
 import type { EventRecorder } from "../events/recorder.ts";
 import type { SharedInformerFactory } from "../informer/factory.ts";
@@ -14,7 +13,7 @@ import type { PartialObjectMetadata } from "../kube/dynamic-client.ts";
 import { deletionHandlingKeyFunc, splitMetaNamespaceKey } from "../informer/keys.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { resources } from "../kube/gvr.ts";
-import type { Wire } from "../kube/objects.ts";
+import type { WireLease } from "../kube/lease-requests.ts";
 import { namespaceOfPath } from "../kube/path-namespace.ts";
 import type { WriteGuard } from "../kube/rest-client.ts";
 import type { Logger } from "../log/logger.ts";
@@ -28,7 +27,7 @@ import { RevocableWrites } from "./revocable-writes.ts";
 import { abortedSignal, drain, type ExitReason, type RunControllers } from "./shutdown.ts";
 
 /** A write refused because this process does not hold the slot of the namespace it addresses. */
-export class NotShardOwnerError extends ExpectedError {
+class NotShardOwnerError extends ExpectedError {
   override readonly name = "NotShardOwnerError";
 }
 
@@ -92,7 +91,7 @@ export class ShardMembership {
   /** Feeds the ring's Leases, members and table, and the cluster's namespaces to the member; call before the informers start. */
   followRing(informers: SharedInformerFactory): void {
     const { informer } = informers.forResource(resources.leases, { namespace: this.namespace, labelSelector: `${ringLabel}=${this.ring}` });
-    const observe = (lease: Wire<V1Lease>) => {
+    const observe = (lease: WireLease) => {
       const name = lease.metadata?.name ?? "";
       if (lease.metadata?.labels?.[ringRoleLabel] === "slot-table") this.observeTable(lease);
       else this.member.observeMember(name, lease.metadata?.resourceVersion ?? "");
@@ -108,7 +107,7 @@ export class ShardMembership {
   }
 
   /** A table this version cannot read is logged and left out: the member keeps the last it read, and its writes over it fail. */
-  private observeTable(lease: Wire<V1Lease>): void {
+  private observeTable(lease: WireLease): void {
     try {
       const { table, resourceVersion } = tableOf(lease);
       this.member.observeTable(table, resourceVersion);

@@ -6,7 +6,7 @@ import type { ServerVersion } from "../kube/discovery.ts";
 import type { Logger } from "../log/logger.ts";
 import { errorMessage, ExpectedError } from "../errors/expected-error.ts";
 
-export class ApiServerUnavailableError extends ExpectedError {
+class ApiServerUnavailableError extends ExpectedError {
   override readonly name = "ApiServerUnavailableError";
 }
 

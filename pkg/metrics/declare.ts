@@ -122,7 +122,7 @@ interface ScrapedValue {
 /**
  * A histogram family for hot paths (every request, every informer event), as talliedCounter is
  * for counters: prom-client's Histogram validates and hashes the labels on every observation,
- * 16 % of an idle elected replica's JavaScript (bench/README.md, issue 27). Here each series keeps
+ * 16 % of an idle elected replica's JavaScript (bench/README.md, "What an idle Lease renewal costs"). Here each series keeps
  * its bucket counts, sum and count as numbers, and the registry reads them, in the exposition
  * prom-client's Histogram gives, when the metrics are scraped. Take a series once per label set
  * and keep it (taking one again finds the same series, at the cost of a lookup); a series never

@@ -5,7 +5,7 @@ import { concatBytes } from "../collections/concat-bytes.ts";
 export type Der = Uint8Array;
 
 /** One tag-length-value element. */
-export function tlv(tag: number, content: Der): Der {
+function tlv(tag: number, content: Der): Der {
   const length = encodeLength(content.length);
   const out = new Uint8Array(1 + length.length + content.length);
   out[0] = tag;

@@ -1,17 +1,13 @@
 // RingApi on coordination.k8s.io/v1 Leases. Member Leases carry the ring's label and are renewed
 // like a leader's; the table is an annotation of the Lease named after the ring.
-import type { V1Lease } from "@kubernetes/client-node";
 import { type KubeClient, withRateLimit } from "../kube/client.ts";
 import type { ResourceClient } from "../kube/dynamic-client.ts";
 import { isAlreadyExists, isConflict, isNotFound } from "../kube/errors.ts";
 import { apiVersionOf, resources } from "../kube/gvr.ts";
+import { type LeaseRequester, leaseRequester, type WireLease } from "../kube/lease-requests.ts";
 import { formatMicroTime } from "../kube/micro-time.ts";
-import type { Wire } from "../kube/objects.ts";
-import type { RestRequest } from "../kube/rest-client.ts";
 import { MembershipLostError, type RingApi, type SlotTableVersion } from "./ring-api.ts";
 import { decodeSlotTable, emptySlotTable, encodeSlotTable, legacyPlaceholder, legacySlotTableAnnotation, type SlotTable, slotTableAnnotation } from "./slot-table.ts";
-
-type WireLease = Wire<V1Lease>;
 
 const mergePatch = "application/merge-patch+json";
 
@@ -34,12 +30,13 @@ export interface KubeRingApiOptions {
 
 export class KubeRingApi implements RingApi {
   private readonly leases: ResourceClient<WireLease>;
-  private readonly client: KubeClient;
+  private readonly send: LeaseRequester;
 
   constructor(private readonly options: KubeRingApiOptions) {
     // Its own rate limit, as leader election has: a renewal must not queue behind the informers' lists.
-    this.client = withRateLimit(options.client, options.qps, options.burst, "shard-ring");
-    this.leases = this.client.dynamic.resource<WireLease>(resources.leases, options.namespace);
+    const client = withRateLimit(options.client, options.qps, options.burst, "shard-ring");
+    this.leases = client.dynamic.resource<WireLease>(resources.leases, options.namespace);
+    this.send = leaseRequester(client, options.requestTimeoutMs);
   }
 
   async createMember(name: string, signal?: AbortSignal): Promise<string> {
@@ -132,10 +129,6 @@ export class KubeRingApi implements RingApi {
 
   private leaseSeconds(): number {
     return Math.max(1, Math.round(this.options.leaseDurationMs / 1000));
-  }
-
-  private send(request: Omit<RestRequest, "timeoutMs" | "signal">, signal?: AbortSignal): Promise<WireLease> {
-    return this.client.rest.request<WireLease>({ ...request, timeoutMs: this.options.requestTimeoutMs, ...(signal ? { signal } : {}) });
   }
 }
 

@@ -128,7 +128,6 @@ export class RingMember implements NamespaceOwnership {
   /** Fires at the renew deadline of the last renewal: writes in flight are abandoned then, even while a step is stuck on a slow request. */
   private deadlineTimer: { cancel(): void } | undefined;
   private readonly handovers = { taken: 0, released: 0 };
-  private stepping: Promise<void> | undefined;
   private again = false;
   private wake: (() => void) | undefined;
 

@@ -44,7 +44,7 @@ export function emptySlotTable(): SlotTable {
 }
 
 /** The index of the slot of a namespace ("" for cluster-scoped objects). */
-export function slotOfNamespace(table: SlotTable, namespace: string): number {
+function slotOfNamespace(table: SlotTable, namespace: string): number {
   return slotIndexOf(table.slots, namespaceHash(namespace));
 }
 

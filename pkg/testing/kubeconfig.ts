@@ -3,7 +3,7 @@ import { Buffer } from "node:buffer";
 import { writeFileSync } from "node:fs";
 import { stringify } from "yaml";
 
-export const KUBECONFIG_NAME = "kube-loom-test";
+const KUBECONFIG_NAME = "kube-loom-test";
 
 /** A client certificate, or a bearer token (e.g. a ServiceAccount's from `kubectl create token`). */
 export type KubeconfigCredentials = { clientCertPem: string; clientKeyPem: string } | { token: string };

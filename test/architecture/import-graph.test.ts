@@ -12,16 +12,16 @@ const shipped = ["mod.ts", "cmd", "controllers", "pkg"];
 /**
  * The folders of pkg/ from the bottom up; pkg/version.ts counts as a folder of its own. A folder
  * imports only folders of lower layers, never one of its own layer, so a new folder must be
- * placed here before anything imports it. Leaves hold what many layers share: interfaces (health, debug),
- * stand-ins (noop) and tables (tls). What a layer reports, it reports to an interface it owns
+ * placed here before anything imports it. Leaves hold what many layers share: interfaces (health, debug)
+ * and stand-ins (noop). The tls tables sit on version.ts, since the runtime's version decides which
+ * key-exchange groups it honours. What a layer reports, it reports to an interface it owns
  * (a metrics provider, an observer); pkg/metrics and pkg/status implement those from above.
  * The builder makes the manager's controller descriptors, so it sits on top of the manager;
  * kube-loom/testing runs descriptors as the manager would, on top of everything.
  */
 const pkgLayers: readonly (readonly string[])[] = [
-  ["errors", "clock", "collections", "debug", "eventloop", "labels", "noop", "runtime", "sharding", "version.ts"],
+  ["errors", "clock", "collections", "debug", "eventloop", "health", "labels", "noop", "runtime", "sharding", "version.ts"],
   ["log", "tls"],
-  ["health"],
   ["flowcontrol"],
   ["kube"],
   ["workqueue", "informer", "events", "leaderelection", "shardelection"],

@@ -1,5 +1,5 @@
-// Issue 3 acceptance (c), (d), (e): the informer recovers from a restarted API server, from
-// 410 Gone, and from a cut connection — with the cache exact and no lost deletes.
+// The informer recovers from a restarted API server, from 410 Gone, and from a cut connection —
+// with the cache exact and no lost deletes.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { DeletedFinalStateUnknown } from "../../pkg/informer/deltas.ts";
 import type { SharedInformerFactory } from "../../pkg/informer/factory.ts";

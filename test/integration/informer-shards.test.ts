@@ -1,4 +1,4 @@
-// Issue 27: informers that cache only this process's share of the namespaces, against a real API
+// Informers that cache only this process's share of the namespaces, against a real API
 // server: v1.37 with the ShardedListAndWatch gate on filters by shard itself; v1.35 (the skew run)
 // ignores shardSelector, so the process filters. Either way the cache holds exactly the share's
 // namespaces, a growth lists only what was added (on 1.35: everything once more, filtered here),

@@ -1,4 +1,4 @@
-// Issue 3 acceptance (a), (b), (f)–(i): the informer pipeline against a real API server.
+// The informer pipeline against a real API server.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SharedInformerFactory } from "../../pkg/informer/factory.ts";
 import { SharedIndexInformer } from "../../pkg/informer/shared-informer.ts";

@@ -1,4 +1,4 @@
-// Issue 4 acceptance: compiled kube-loom binaries as separate processes, electing a leader
+// Compiled kube-loom binaries as separate processes, electing a leader
 // through a real Lease. A probe controller (test/fixtures/leader-probe) appends its identity
 // and the time on every reconcile; that record proves no two processes ever act as leader.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

@@ -1,4 +1,4 @@
-// Issue 4 acceptance: the health endpoints of a running kube-loom binary, readiness that waits
+// The health endpoints of a running kube-loom binary, readiness that waits
 // for cache sync, and /metrics that promtool accepts.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";

@@ -114,7 +114,7 @@ export function keystoneV3URL(authURL: string): string {
 }
 
 /** The body of POST /v3/auth/tokens (Identity API v3, "Password authentication with scoped authorization" and "Authenticating with an Application Credential"). */
-export function tokenRequestBody(credentials: KeystoneCredentials): unknown {
+function tokenRequestBody(credentials: KeystoneCredentials): unknown {
   if (credentials.type === "v3applicationcredential") {
     return {
       auth: {

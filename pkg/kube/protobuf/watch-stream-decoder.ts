@@ -3,7 +3,7 @@
 // enveloped object. Fed chunk by chunk; returns the events each chunk completes.
 import { noteBuiltFrom } from "../field-tree.ts";
 import { type HeldVersion, initialEventsEndAnnotation } from "../list-watch.ts";
-import type { KubeObject, WatchEvent } from "../objects.ts";
+import type { KubeObject, Status, WatchEvent } from "../objects.ts";
 import type { WatchDecoder } from "../watch-decoder.ts";
 import { ByteQueue } from "./byte-queue.ts";
 import { decodeEnvelopeRead, decodeEnveloped, readEnvelope } from "./envelope.ts";
@@ -71,7 +71,8 @@ export class ProtobufWatchDecoder<T extends KubeObject> implements WatchDecoder<
     if (!type || objectEnd < 0) throw new WireFormatError(`malformed watch event: ${type ? "no object" : "no type"}`);
     const { decoder } = this;
     // An ERROR event's Status is decoded whole; everything else as the informer keeps it.
-    if (type === "ERROR") return { type, object: decodeEnveloped(decoder, frame, {}, objectStart, objectEnd) } as unknown as WatchEvent<T>;
+    if (type === "ERROR") return { type, object: decodeEnveloped(decoder, frame, {}, objectStart, objectEnd) as Status };
+    // The casts to T trust the server, as watch-decoder.ts trusts JSON.parse: it sends the resource the caller watches.
     const envelope = readEnvelope(decoder, frame, objectStart, objectEnd);
     const known = type === "ADDED" && this.held ? decoder.heldObject(envelope.message, frame, this.held, envelope.rawStart, envelope.rawEnd) : undefined;
     if (known !== undefined) return { type, object: known } as WatchEvent<T>;
