@@ -7,13 +7,49 @@
 // Ctrl-C stops kube-loom (it releases its lease) and then the cluster.
 import { readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
 import { FAKE_NODE_NAME, KUBE_CONTROLLER_MANAGER_CONTROLLERS, LocalCluster } from "../test/controlplane/local-cluster.ts";
 
 const repoRoot = resolve(import.meta.dir, "..");
-/** HTTPS with delegated authentication, as in a cluster. */
-const securePort = 10257;
-/** Plain HTTP without authentication, on loopback only: for a person at this machine. */
-const plainPort = 10251;
+/** What kube-loom is started with before the caller's flags; a flag the caller repeats overrides these (the last one counts). */
+const servingDefaults = [
+  // HTTPS with delegated authentication, as in a cluster.
+  "--bind-address=127.0.0.1",
+  "--secure-port=10257",
+  // Plain HTTP without authentication, on loopback only: for a person at this machine.
+  "--address=127.0.0.1",
+  "--port=10251",
+];
+const kubeLoomArgs = [...servingDefaults, "--log-format=text", ...process.argv.slice(2)];
+
+/**
+ * Where kube-loom will serve, read from its arguments as its own parser reads them (`--flag=value`
+ * or `--flag value`, the last occurrence winning); a --config file is not looked into.
+ */
+function servingFromArgs(args: readonly string[]): { https: string | undefined; http: string | undefined } {
+  const names = ["bind-address", "secure-port", "address", "port"] as const;
+  const { tokens } = parseArgs({
+    args: [...args],
+    options: Object.fromEntries(names.map((name) => [name, { type: "string" as const }])),
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  const last: Partial<Record<(typeof names)[number], string>> = {};
+  for (const token of tokens) {
+    if (token.kind === "option" && token.value !== undefined && (names as readonly string[]).includes(token.name)) last[token.name as (typeof names)[number]] = token.value;
+  }
+  // An address that listens everywhere is reached on loopback from here; IPv6 goes in brackets.
+  const host = (address: string | undefined) => {
+    if (address === undefined || address === "" || address === "0.0.0.0") return "127.0.0.1";
+    if (address === "::") return "[::1]";
+    return address.includes(":") ? `[${address}]` : address;
+  };
+  // Port 0 turns the server off.
+  const url = (scheme: string, address: string | undefined, port: string | undefined) =>
+    port === undefined || Number(port) === 0 ? undefined : `${scheme}://${host(address)}:${Number(port)}`;
+  return { https: url("https", last["bind-address"], last["secure-port"]), http: url("http", last.address, last.port) };
+}
 
 const build = Bun.spawnSync(["./node_modules/.bin/bun", "run", "build"], { cwd: repoRoot, stdout: "inherit", stderr: "inherit" });
 if (build.exitCode !== 0) process.exit(build.exitCode ?? 1);
@@ -31,27 +67,29 @@ for (const file of readdirSync(join(repoRoot, "config", "crd")).filter((f) => f.
   if (applied.code !== 0) console.error(`applying ${file} failed: ${applied.stderr}`);
 }
 
-const kubeLoom = Bun.spawn(
-  [
-    join(repoRoot, "dist", "kube-loom"),
-    `--kubeconfig=${controlPlane.kubeconfigPath}`,
-    "--bind-address=127.0.0.1",
-    `--secure-port=${securePort}`,
-    "--address=127.0.0.1",
-    `--port=${plainPort}`,
-    "--log-format=text",
-    ...process.argv.slice(2),
-  ],
-  { stdout: "inherit", stderr: "inherit" },
-);
+const kubeLoom = Bun.spawn([join(repoRoot, "dist", "kube-loom"), `--kubeconfig=${controlPlane.kubeconfigPath}`, ...kubeLoomArgs], { stdout: "inherit", stderr: "inherit" });
+const { https, http } = servingFromArgs(kubeLoomArgs);
+// kube-loom checks client certificates against the API server's client CA, and the admin's may GET every path.
+const { certFile, keyFile } = controlPlane.admin;
 console.log(
   [
     "",
     `kube-loom is running against a local cluster (up in ${((performance.now() - startedAt) / 1000).toFixed(0)} s): etcd, kube-apiserver,`,
     `kube-controller-manager --controllers=${KUBE_CONTROLLER_MANAGER_CONTROLLERS}, kube-scheduler,`,
     `and kwok playing the node ${FAKE_NODE_NAME} (its Pods turn Running and Ready; no containers run).`,
-    `  health:     https://127.0.0.1:${securePort}/healthz  (self-signed: curl -k; also /livez, /readyz)`,
-    `  metrics:    http://127.0.0.1:${plainPort}/metrics  (plain HTTP on loopback, no credentials; over HTTPS they need a token)`,
+    ...(https
+      ? [
+          `  health:     ${https}/healthz  (self-signed: curl -k; also /livez, /readyz; no credentials needed)`,
+          `  HTTPS:      curl -k --cert ${certFile} --key ${keyFile} ${https}/metrics`,
+          `              (the cluster admin's client certificate; likewise /debug/status.json, /statusz, /flagz)`,
+        ]
+      : ["  HTTPS:      off (--secure-port=0)"]),
+    ...(http
+      ? [
+          `  status:     ${http}/debug/status  (open it in a browser)`,
+          `  metrics:    ${http}/metrics  (plain HTTP, no credentials)`,
+        ]
+      : ["  plain HTTP: off (--port=0): the status page and /metrics only over HTTPS, as above"]),
     `  kubectl:    export KUBECONFIG=${controlPlane.kubeconfigPath}`,
     `  try:        kubectl apply -f deploy/examples/ && kubectl get pods,replicasets,deployments -o wide`,
     `              kubectl set image deployment/web pause=registry.k8s.io/pause:3.9 && kubectl rollout status deployment/web`,

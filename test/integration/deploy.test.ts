@@ -23,7 +23,7 @@ describe("deploy/monitoring alerting rules", () => {
   test("promtool check rules accepts them", async () => {
     const result = await run(["promtool", "check", "rules", join(monitoringDir, "kube-loom-alerts.yaml")]);
     expect(result).toMatchObject({ code: 0 });
-    expect(result.output).toContain("SUCCESS: 5 rules found");
+    expect(result.output).toContain("SUCCESS: 6 rules found");
   });
 
   test("promtool test rules: each alert fires on its symptom and stays quiet when healthy", async () => {
@@ -61,6 +61,7 @@ interface HttpProbe {
 
 interface Container {
   name: string;
+  image?: string;
   args?: string[];
   ports?: ContainerPort[];
   livenessProbe?: HttpProbe;
@@ -308,6 +309,12 @@ describe("deploy/kubernetes", () => {
     expect(find(manifests, "PodDisruptionBudget", "kube-loom").spec).toEqual({ maxUnavailable: 1, selector: { matchLabels: { "app.kubernetes.io/name": "kube-loom" } } });
     const role = find(manifests, "Role", "kube-loom-shard-ring");
     expect(role.metadata.namespace).toBe("kube-loom-shards");
+    // Members elect no leader: the base's Role on kube-system's Leases (and its Events) goes, binding included.
+    const grantsLeases = (m: Manifest) => m.rules?.some((rule) => rule.resources?.includes("leases")) ?? false;
+    expect(manifests.filter((m) => m.kind === "Role" && grantsLeases(m)).map((m) => `${m.metadata.namespace}/${m.metadata.name}`)).toEqual([
+      "kube-loom-shards/kube-loom-shard-ring",
+    ]);
+    expect(manifests.filter((m) => m.metadata.name === "kube-loom-leader-election")).toEqual([]);
     expect(find(manifests, "Namespace", "kube-loom-shards")).toBeDefined();
     // Shares are balanced over the namespaces, which every member lists and watches.
     expect(find(manifests, "ClusterRole", "kube-loom-shard-ring-namespaces").rules).toEqual([{ apiGroups: [""], resources: ["namespaces"], verbs: ["list", "watch"] }]);
@@ -325,15 +332,24 @@ describe("deploy/kubernetes", () => {
     ]);
   });
 
-  test("the base probes /livez and /readyz over HTTPS on 10257, keeps one replica through disruptions, and serves metrics there", async () => {
+  test("the base probes /livez and /readyz over HTTPS on 10257, keeps one replica through disruptions, spreads replicas over zones and nodes, and serves metrics there", async () => {
     const manifests = await build(kustomizations.all);
     const deployment = find(manifests, "Deployment", "kube-loom");
     expect((deployment.spec as { replicas: number }).replicas).toBe(2);
     const kubeLoom = container(deployment);
+    // Published nowhere: README's "In a cluster" has it built, pushed, and swapped in by this name (kustomize edit set image kube-loom=…).
+    expect(kubeLoom.image).toBe("kube-loom:dev");
     expect(kubeLoom.ports).toEqual([{ name: "https", containerPort: 10257 }]);
     expect(kubeLoom.livenessProbe?.httpGet).toEqual({ path: "/livez", port: "https", scheme: "HTTPS" });
     expect(kubeLoom.readinessProbe?.httpGet).toEqual({ path: "/readyz", port: "https", scheme: "HTTPS" });
     expect(find(manifests, "PodDisruptionBudget", "kube-loom").spec).toMatchObject({ minAvailable: 1 });
+    // Replicas spread over zones, then nodes, where there are several; never left Pending for it.
+    const podSpec = (deployment.spec as { template: { spec: { topologySpreadConstraints?: unknown[] } } }).template.spec;
+    const ownPods = { matchLabels: { "app.kubernetes.io/name": "kube-loom" } };
+    expect(podSpec.topologySpreadConstraints).toEqual([
+      { maxSkew: 1, topologyKey: "topology.kubernetes.io/zone", whenUnsatisfiable: "ScheduleAnyway", labelSelector: ownPods },
+      { maxSkew: 1, topologyKey: "kubernetes.io/hostname", whenUnsatisfiable: "ScheduleAnyway", labelSelector: ownPods },
+    ]);
     const service = find(manifests, "Service", "kube-loom").spec as { ports: ServicePort[] };
     expect(service.ports).toEqual([expect.objectContaining({ name: "https", port: 10257, targetPort: "https" })]);
   });

@@ -5,6 +5,7 @@
 import { expect, test } from "bun:test";
 import { resolve } from "node:path";
 import { dyingWithThisProcess } from "../controlplane/daemon-process.ts";
+import { freeLoopbackPorts } from "../controlplane/free-ports.ts";
 import { waitUntil } from "../support/eventually.ts";
 
 const repoRoot = resolve(import.meta.dir, "../..");
@@ -19,10 +20,20 @@ function collect(stream: ReadableStream<Uint8Array>): () => string {
   return () => text;
 }
 
-test("Ctrl-C stops kube-loom first: it releases its Lease, exits 0, and only then does the cluster stop", async () => {
-  // Its own process group, as a shell in a terminal gives a foreground job; ports 0 so that it can
-  // run beside a local cluster someone already has up.
-  const localUp = Bun.spawn(dyingWithThisProcess(["./node_modules/.bin/bun", "deploy/local.ts", "--secure-port=0", "--port=0", "--controllers=replicaset"]), {
+/** Runs `curl` with `args`; its exit code and what it printed. */
+async function curl(args: string[]): Promise<{ code: number; output: string }> {
+  const child = Bun.spawn(["curl", ...args], { stdout: "pipe", stderr: "pipe" });
+  const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
+  return { code, output: stdout + stderr };
+}
+
+test("the banner names the ports in effect, the status page and how to reach HTTPS; Ctrl-C stops kube-loom first: it releases its Lease, exits 0, and only then does the cluster stop", async () => {
+  // Its own process group, as a shell in a terminal gives a foreground job; ports of its own so that
+  // it can run beside a local cluster someone already has up. Flags given twice: the last one wins,
+  // in kube-loom and in the banner, whichever of "--flag=value" and "--flag value" is used.
+  const ports = await freeLoopbackPorts(["secure", "plain"] as const);
+  const args = ["--secure-port=0", `--secure-port=${ports.secure}`, "--port", "0", "--port", String(ports.plain), "--controllers=replicaset"];
+  const localUp = Bun.spawn(dyingWithThisProcess(["./node_modules/.bin/bun", "deploy/local.ts", ...args]), {
     cwd: repoRoot,
     detached: true,
     stdin: "ignore",
@@ -34,7 +45,23 @@ test("Ctrl-C stops kube-loom first: it releases its Lease, exits 0, and only the
   try {
     await waitUntil(() => localUp.exitCode !== null || stderr().includes("became leader"), "kube-loom leading on the local cluster", 540_000, 500);
     expect(localUp.exitCode).toBeNull();
-    expect(stdout()).toContain("kube-loom is running against a local cluster");
+    const banner = stdout();
+    expect(banner).toContain("kube-loom is running against a local cluster");
+
+    // What the banner says is there, is there, at the ports the flags gave, not local.ts's defaults.
+    expect(banner).not.toMatch(/127\.0\.0\.1:(10257|10251)\b/);
+    expect(banner).toContain(`https://127.0.0.1:${ports.secure}/healthz`);
+    const statusPage = `http://127.0.0.1:${ports.plain}/debug/status`;
+    expect(banner).toContain(statusPage);
+    const page = await fetch(statusPage);
+    expect({ status: page.status, type: page.headers.get("content-type") }).toMatchObject({ status: 200, type: expect.stringContaining("text/html") });
+    expect(banner).toContain(`http://127.0.0.1:${ports.plain}/metrics`);
+    // The HTTPS endpoints behind authentication: the banner's curl command gets /metrics as printed.
+    const https = banner.match(/curl (-k --cert \S+ --key \S+ https:\/\/127\.0\.0\.1:\d+\/metrics)/);
+    expect(https?.[1]).toContain(`https://127.0.0.1:${ports.secure}/metrics`);
+    const scraped = await curl(["-sSf", ...(https?.[1] ?? "").split(" ")]);
+    expect(scraped.code).toBe(0);
+    expect(scraped.output).toContain("leader_election_master_status");
 
     process.kill(-localUp.pid, "SIGINT"); // what Ctrl-C does: the whole foreground process group
     expect(await localUp.exited).toBe(0);
