@@ -40,7 +40,7 @@ export { controllerOwnerKey, enqueueMapped, type KeyQueue, ownKey } from "./pkg/
 export type { Reconciler } from "./pkg/controller/reconciler.ts";
 export type { AddOptions, Priority } from "./pkg/workqueue/priority.ts";
 export { generationChanged, labelsOrAnnotationsChanged, type Predicate, resourceVersionChanged } from "./pkg/controller/predicates.ts";
-export { type ReconcileResult, type RequeueAfter, TerminalError } from "./pkg/controller/reconciler.ts";
+export { type ReconcileResult, type Requeue, type RequeueAfter, TerminalError } from "./pkg/controller/reconciler.ts";
 export { ExpectedError } from "./pkg/errors/expected-error.ts";
 
 // Talking to the API server.

@@ -27,8 +27,9 @@ export interface ReconcileRequest<T extends KubeObject> {
 }
 
 /**
- * Resolve to finish, return `{ requeueAfterMs }` to look again later, throw to be retried with
- * backoff (TerminalError: not retried). `signal` aborts when the process must stop at once.
+ * Resolve to finish, return `{ requeueAfterMs }` to look again later or `{ requeue: true }` to look again
+ * after backoff without an error, throw to be retried with backoff (TerminalError: not retried).
+ * `signal` aborts when the process must stop at once.
  */
 export type ReconcileFunc<T extends KubeObject> = (request: ReconcileRequest<T>, signal: AbortSignal) => Promise<ReconcileResult>;
 

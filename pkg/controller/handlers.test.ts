@@ -38,13 +38,12 @@ describe("enqueueMapped priorities", () => {
     ]);
   });
 
-  test("a resync (same resourceVersion) is low for the old and new keys; a real change is normal", () => {
+  test("an update queues the keys of the old and the new state once each: low for a resync, normal for a real change", () => {
     const queue = new RecordingQueue();
     const handler = enqueueMapped(queue, (o: KubeObject) => [`owner-of/${o.metadata?.resourceVersion}`]);
     handler.onUpdate?.(at("5"), at("5"));
     handler.onUpdate?.(at("5"), at("6"));
     expect(queue.added).toEqual([
-      { key: "owner-of/5", priority: "low" },
       { key: "owner-of/5", priority: "low" },
       { key: "owner-of/5", priority: "normal" },
       { key: "owner-of/6", priority: "normal" },
@@ -60,6 +59,28 @@ describe("enqueueMapped priorities", () => {
       { key: "ns/a", priority: "normal" },
       { key: "ns/gone", priority: "normal" },
     ]);
+  });
+});
+
+describe("a controller's reconciles", () => {
+  test("one update of an object reconciles it once, though a worker is waiting when its key comes", async () => {
+    stop = new AbortController();
+    const pods = new FakeListerWatcher([obj("ns/a")]);
+    const informers = new SharedInformerFactory({ listerWatcherFor: () => pods as unknown as ListerWatcher, defaultResyncMs: 0 });
+    const controller = new Controller({ name: "t", informers, workers: 1 });
+    controller.watch(resources.pods, enqueueMapped(controller.queue, ownKey));
+    const reconciled: string[] = [];
+    controller.reconcileWith({ reconcile: async (key) => void reconciled.push(key) });
+    informers.start(stop.signal);
+    const running = controller.run(stop.signal);
+    await eventually(() => reconciled.length === 1 && controller.queue.len() === 0, "the listed object reconciled");
+
+    pods.update(obj("ns/a", { labels: { changed: "yes" } }));
+    await eventually(() => reconciled.length >= 2, "the update reconciled");
+    await Bun.sleep(50);
+    expect(reconciled).toEqual(["ns/a", "ns/a"]);
+    stop.abort();
+    await running;
   });
 });
 

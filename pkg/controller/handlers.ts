@@ -30,19 +30,17 @@ export function updatePriority(oldObj: KubeObject, newObj: KubeObject): Priority
   return isResync(oldObj, newObj) ? "low" : "normal";
 }
 
-/** Queues the keys `keysOf` returns for each event; an update queues those of the old and of the new state. */
+/** Queues the keys `keysOf` returns for each event; an update queues those of the old and of the new state, each once. */
 export function enqueueMapped<U extends KubeObject>(queue: KeyQueue, keysOf: (obj: U) => Iterable<string>): ResourceEventHandler<U> {
-  const enqueue = (obj: U, priority: Priority) => {
-    for (const key of keysOf(obj)) queue.add(key, { priority });
+  const enqueue = (keys: Iterable<string>, priority: Priority) => {
+    for (const key of keys) queue.add(key, { priority });
   };
   return {
-    onAdd: (obj, isInInitialList) => enqueue(obj, addPriority(isInInitialList)),
-    onUpdate: (oldObj, newObj) => {
-      const priority = updatePriority(oldObj, newObj);
-      enqueue(oldObj, priority);
-      enqueue(newObj, priority);
-    },
-    onDelete: (deleted) => enqueue(finalStateOf(deleted), "normal"),
+    onAdd: (obj, isInInitialList) => enqueue(keysOf(obj), addPriority(isInInitialList)),
+    // One key added twice would be reconciled twice when a worker is waiting: the first add goes
+    // straight to it, the second finds the key in process and queues it again.
+    onUpdate: (oldObj, newObj) => enqueue(new Set([...keysOf(oldObj), ...keysOf(newObj)]), updatePriority(oldObj, newObj)),
+    onDelete: (deleted) => enqueue(keysOf(finalStateOf(deleted)), "normal"),
   };
 }
 

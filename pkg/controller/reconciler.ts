@@ -28,7 +28,8 @@ export interface Reconciler<K = string> {
 
 /**
  * Throw this when retrying cannot help (the object is invalid until someone changes it):
- * the error is logged and counted, and the key is not requeued.
+ * the error is logged and counted, and the key is not requeued. An error with a TerminalError
+ * among its causes (`new Error("…", { cause })`) counts as one.
  */
 export class TerminalError extends Error {
   /** "TerminalError". */

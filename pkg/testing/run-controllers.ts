@@ -113,6 +113,7 @@ export async function runControllers(client: KubeClient, descriptors: readonly C
     ownership: membership?.member,
   };
   const stop = new AbortController();
+  const caches = new AbortController();
   const leave = new AbortController();
   const ring = membership && followRing(client, membership, logger, leave.signal);
   const shutDown = async () => {
@@ -120,13 +121,16 @@ export async function runControllers(client: KubeClient, descriptors: readonly C
     // The member hands its slots over once the controllers have stopped.
     leave.abort();
     await ring;
+    caches.abort();
     await informers.shutdown();
     await broadcaster.shutdown();
   };
   try {
     const names = descriptors.map((descriptor) => descriptor.name);
     const runnables = await createControllers(names, descriptors, context, { client, connection: TEST_CLIENT_RATE, writeGuard: membership?.writeGuard });
-    informers.start(stop.signal);
+    // Not on `stop`: reconciles still running in the grace period read caches kept up to date, as in the manager;
+    // shutDown ends the informers once the controllers are done.
+    informers.start(caches.signal);
     await waitForCaches(runnables, options.syncTimeoutMs ?? DEFAULT_SYNC_TIMEOUT_MS);
     const settings = { metrics, logger, shutdownTimeoutMs: options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS };
     return started(runnables, stop, shutDown, settings, membership && { holds: (ns) => membership.member.holds(ns), slotsHeld: () => membership.member.status().held, slotsInTable: () => membership.member.status().slots });

@@ -101,6 +101,32 @@ describe("TestEnvironment", () => {
     expect((error as Error).message).toStartWith("controller haunted: caches not synced after 2000 ms: ghosts.v1.nowhere.example.com");
   }, SLOW);
 
+  test("stop(): a reconcile still running reads a cache that is still kept up to date", async () => {
+    const namespace = await env.namespace("drain");
+    let stopping = () => {};
+    const stopAsked = new Promise<void>((resolve) => (stopping = resolve));
+    let sawChange: boolean | undefined;
+    const waiter = controller("waiter")
+      .for(resources.configMaps, { scope: { namespace } })
+      .complete(({ cached }) => async ({ key }) => {
+        if (sawChange !== undefined) return;
+        await stopAsked;
+        // The test changes the object once stop() has begun; the cache should show it within the grace period.
+        const deadline = Date.now() + 5_000;
+        while (Date.now() < deadline && cached(key)?.metadata?.labels?.changed !== "yes") await Bun.sleep(50);
+        sawChange = cached(key)?.metadata?.labels?.changed === "yes";
+      });
+    const running = await env.run([waiter], { shutdownTimeoutMs: 10_000 });
+    const configMaps = env.client.dynamic.resource<ConfigMap>(resources.configMaps, namespace);
+    await configMaps.create({ metadata: { name: "held" } });
+    await Bun.sleep(500);
+    const stopped = running.stop();
+    await configMaps.patch("held", { metadata: { labels: { changed: "yes" } } }, "merge");
+    stopping();
+    await stopped;
+    expect(sawChange).toBe(true);
+  }, SLOW);
+
   test("stop() on the run reports a controller that failed", async () => {
     const failing: ControllerDescriptor = {
       name: "failing",

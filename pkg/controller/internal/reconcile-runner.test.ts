@@ -1,13 +1,14 @@
 import { describe, expect, test } from "bun:test";
 import { FakeClock } from "../../clock/fake-clock.ts";
-import { silentLogger } from "../../log/logger.ts";
+import { Writable } from "node:stream";
+import { createLogger, type Logger, silentLogger } from "../../log/logger.ts";
 import { defaultControllerRateLimiter } from "../../workqueue/rate-limiters.ts";
 import { RateLimitingQueue } from "../../workqueue/rate-limiting-queue.ts";
 import type { ReconcileObserver, ReconcileOutcome } from "../reconcile-observer.ts";
 import { ReconcileRunner } from "./reconcile-runner.ts";
 import { TerminalError, type ReconcileResult } from "../reconciler.ts";
 
-function harness(reconcile: (key: string) => Promise<ReconcileResult>, workers = 1) {
+function harness(reconcile: (key: string) => Promise<ReconcileResult>, workers = 1, logger: Logger = silentLogger) {
   const clock = new FakeClock();
   const queue = new RateLimitingQueue<string>(defaultControllerRateLimiter(clock), { clock });
   const outcomes: ReconcileOutcome[] = [];
@@ -27,7 +28,7 @@ function harness(reconcile: (key: string) => Promise<ReconcileResult>, workers =
     name: "test",
     queue,
     workers,
-    logger: silentLogger,
+    logger,
     observer: metrics,
     clock,
     wedgedAfterMs: 60_000,
@@ -121,6 +122,38 @@ describe("ReconcileRunner: controller-runtime's reconcile contract", () => {
     await h.clock.advance(60_000);
     expect(h.calls).toEqual(["a"]);
     expect(h.outcomes).toEqual(["terminal_error"]);
+    h.stop.abort();
+    await h.finished;
+  });
+
+  test("a TerminalError given as the cause of what is thrown is terminal too (controller-runtime's errors.Is)", async () => {
+    const h = harness(async () => {
+      throw new Error("validating the Network", { cause: new TerminalError("spec.cidr is not a CIDR") });
+    });
+    h.queue.add("a");
+    await turns();
+    await h.clock.advance(60_000);
+    expect(h.calls).toEqual(["a"]);
+    expect(h.outcomes).toEqual(["terminal_error"]);
+    h.stop.abort();
+    await h.finished;
+  });
+
+  test("a thrown value that is no Error is named in the log line, undefined included", async () => {
+    const chunks: string[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer | string, _encoding, done) {
+        chunks.push(chunk.toString());
+        done();
+      },
+    });
+    const h = harness(async () => {
+      throw undefined;
+    }, 1, createLogger({ format: "json", verbosity: 0, destination }));
+    h.queue.add("a");
+    await turns();
+    const line = JSON.parse(chunks.join("").split("\n")[0] ?? "{}") as { msg?: string; err?: unknown };
+    expect(line).toMatchObject({ msg: "reconcile threw unexpectedly; retrying with backoff", err: "undefined" });
     h.stop.abort();
     await h.finished;
   });

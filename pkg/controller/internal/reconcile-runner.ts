@@ -173,15 +173,16 @@ export class ReconcileRunner<K> {
       }
     } catch (err) {
       if (abort.aborted) return;
-      if (err instanceof TerminalError) {
+      if (terminalIn(err)) {
         queue.forget(key);
-        logger.warn({ controller: name, key: String(key), err: err.message }, "reconcile failed permanently; not retrying");
+        logger.warn({ controller: name, key: String(key), err: errorMessage(err) }, "reconcile failed permanently; not retrying");
         this.finished(key, "terminal_error", seconds(), err);
         return;
       }
       if (isProgrammingError(err)) {
         this.observer.panicked(name);
-        logger.error({ controller: name, key: String(key), err }, "reconcile threw unexpectedly; retrying with backoff");
+        // `throw undefined` would leave no trace in the line at all.
+        logger.error({ controller: name, key: String(key), err: err ?? String(err) }, "reconcile threw unexpectedly; retrying with backoff");
       } else {
         logger.info(
           { controller: name, key: String(key), err: errorMessage(err), requeues: queue.numRequeues(key) },
@@ -196,4 +197,10 @@ export class ReconcileRunner<K> {
   private finished(key: K, outcome: ReconcileOutcome, seconds: number, error?: unknown): void {
     this.observer.finished(this.options.name, key, outcome, seconds, error);
   }
+}
+
+/** True when `err`, or an error in its chain of causes, is a TerminalError (as controller-runtime's errors.Is finds one wrapped). */
+function terminalIn(err: unknown): boolean {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) if (e instanceof TerminalError) return true;
+  return false;
 }
