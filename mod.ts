@@ -39,7 +39,7 @@ export type { NamespaceOwnership, NamespaceVerdict } from "./pkg/shardelection/n
 export { controllerOwnerKey, enqueueMapped, type KeyQueue, ownKey } from "./pkg/controller/handlers.ts";
 export type { Reconciler } from "./pkg/controller/reconciler.ts";
 export type { AddOptions, Priority } from "./pkg/workqueue/priority.ts";
-export { generationChanged, labelsOrAnnotationsChanged, type Predicate, resourceVersionChanged } from "./pkg/controller/predicates.ts";
+export { generationChanged, labelsOrAnnotationsChanged, not, or, type Predicate, resourceVersionChanged } from "./pkg/controller/predicates.ts";
 export { type ReconcileResult, type Requeue, type RequeueAfter, TerminalError } from "./pkg/controller/reconciler.ts";
 export { ExpectedError } from "./pkg/errors/expected-error.ts";
 

@@ -30,6 +30,24 @@ export const labelsOrAnnotationsChanged: Predicate = {
     JSON.stringify(oldObj.metadata?.annotations ?? {}) !== JSON.stringify(newObj.metadata?.annotations ?? {}),
 };
 
+/** Lets an event through when any of `predicates` does (controller-runtime's predicate.Or); the list itself is their and. */
+export function or<T extends KubeObject>(...predicates: readonly Predicate<T>[]): Predicate<T> {
+  return {
+    add: (obj) => predicates.some((predicate) => passes([predicate], "add", obj)),
+    update: (oldObj, newObj) => predicates.some((predicate) => passes([predicate], "update", oldObj, newObj)),
+    delete: (obj) => predicates.some((predicate) => passes([predicate], "delete", obj)),
+  };
+}
+
+/** Lets through what `predicate` drops and drops what it lets through, a missing method included (predicate.Not). */
+export function not<T extends KubeObject>(predicate: Predicate<T>): Predicate<T> {
+  return {
+    add: (obj) => !passes([predicate], "add", obj),
+    update: (oldObj, newObj) => !passes([predicate], "update", oldObj, newObj),
+    delete: (obj) => !passes([predicate], "delete", obj),
+  };
+}
+
 export function passes<T extends KubeObject>(predicates: readonly Predicate<T>[], event: "add" | "delete", obj: T): boolean;
 export function passes<T extends KubeObject>(predicates: readonly Predicate<T>[], event: "update", oldObj: T, newObj: T): boolean;
 export function passes<T extends KubeObject>(predicates: readonly Predicate<T>[], event: "add" | "update" | "delete", first: T, second?: T): boolean {
