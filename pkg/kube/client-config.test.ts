@@ -96,6 +96,27 @@ describe("where the connection comes from", () => {
     expect(() => loadClientConfig({ kubeconfig: malformed })).toThrow(new RegExp(`^cannot read kubeconfig ${malformed}: users\\[0\\]\\.user\\.token: `));
   });
 
+  test("an exec credential plugin that answers with a client certificate is a ClientConfigError naming the user, not an anonymous client", async () => {
+    const plugin = join(dir, "cert-plugin.sh");
+    const credential = { apiVersion: "client.authentication.k8s.io/v1", kind: "ExecCredential", status: { clientCertificateData: "-----BEGIN CERTIFICATE-----", clientKeyData: "-----BEGIN PRIVATE KEY-----" } };
+    writeFileSync(plugin, `#!/bin/sh\necho '${JSON.stringify(credential)}'\n`, { mode: 0o755 });
+    const path = join(dir, "exec-cert");
+    writeFileSync(
+      path,
+      stringify({
+        clusters: [{ name: "a", cluster: { server: "https://a.example:6443" } }],
+        users: [{ name: "teleport", user: { exec: { apiVersion: "client.authentication.k8s.io/v1", command: plugin, interactiveMode: "Never" } } }],
+        contexts: [{ name: "a", context: { cluster: "a", user: "teleport" } }],
+        "current-context": "a",
+      }),
+    );
+    const failure = await loadClientConfig({ kubeconfig: path }).authenticate().then(() => undefined, (err: unknown) => err);
+    expect(failure).toBeInstanceOf(ClientConfigError);
+    expect(String((failure as Error).message)).toBe(
+      'the exec credential plugin of user "teleport" answered with a client certificate, which kube-loom cannot present: expected a plugin that answers with a token',
+    );
+  });
+
   test("a rotated token file is read again", async () => {
     const serviceAccountDir = join(dir, "rotating");
     mkdirSync(serviceAccountDir, { recursive: true });

@@ -159,7 +159,7 @@ function userAuthenticator(user: KubeconfigUser | undefined, path: string, conte
     return async () => headers;
   }
   if (user.usesPlugin) {
-    const plugin = pluginCredentials(path, contextName);
+    const plugin = pluginCredentials(path, contextName, user.name);
     return async () => ({ ...impersonation, ...(await plugin()) });
   }
   return async () => impersonation;
@@ -169,7 +169,7 @@ function userAuthenticator(user: KubeconfigUser | undefined, path: string, conte
  * Exec credential plugins and auth providers: client-node runs them and caches what they
  * return. It is loaded on the first request of such a user only.
  */
-function pluginCredentials(path: string, contextName: string): () => Promise<Record<string, string>> {
+function pluginCredentials(path: string, contextName: string, userName: string): () => Promise<Record<string, string>> {
   let loaded: Promise<KubeConfig> | undefined;
   return async () => {
     loaded ??= import("@kubernetes/client-node").then(({ KubeConfig }) => {
@@ -178,8 +178,14 @@ function pluginCredentials(path: string, contextName: string): () => Promise<Rec
       kc.setCurrentContext(contextName);
       return kc;
     });
-    const options: { headers?: Record<string, string> } = {};
+    const options: { headers?: Record<string, string>; cert?: string | Buffer | (string | Buffer)[] } = {};
     await (await loaded).applyToHTTPSOptions(options);
+    // The transport's certificate is fixed when the client is made; without this the requests would go out anonymous.
+    if (options.cert !== undefined && options.headers?.Authorization === undefined) {
+      throw new ClientConfigError(
+        `the exec credential plugin of user "${userName}" answered with a client certificate, which kube-loom cannot present: expected a plugin that answers with a token`,
+      );
+    }
     return options.headers ?? {};
   };
 }

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { FakeClock } from "../clock/fake-clock.ts";
-import type { ClientConfig } from "../kube/client-config.ts";
+import { type ClientConfig, ClientConfigError } from "../kube/client-config.ts";
 import { createKubeClient } from "../kube/client.ts";
 import { silentLogger } from "../log/logger.ts";
 import { waitForApiServer } from "./wait-for-apiserver.ts";
@@ -29,4 +29,27 @@ test("an API server that never answers is asked until the whole timeout has pass
   // Every second from the start, and once more at the deadline rather than giving up half a second early.
   expect(asked).toEqual([0, 1000, 2000, 2500]);
   expect(String(failure)).toContain("API server https://api.test not healthy after 2.5s");
+});
+
+test("a credential that cannot work (a ClientConfigError) ends the wait at once, with its own message", async () => {
+  const clock = new FakeClock();
+  let asked = 0;
+  const refusing: ClientConfig = {
+    ...config,
+    authenticate: async () => {
+      throw new ClientConfigError('the exec credential plugin of user "u" answered with a client certificate');
+    },
+  };
+  const client = await createKubeClient(refusing, {
+    qps: 0,
+    burst: 0,
+    timeoutMs: 1000,
+    fetch: async () => {
+      asked++;
+      return new Response("ok");
+    },
+  });
+  const failure = await waitForApiServer(client, { timeoutMs: 60_000, logger: silentLogger, clock }).then(() => undefined, (err: unknown) => err);
+  expect(failure).toBeInstanceOf(ClientConfigError);
+  expect(asked).toBe(0);
 });

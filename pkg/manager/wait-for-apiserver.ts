@@ -1,6 +1,7 @@
 // Start-up gate, as kube-controller-manager's WaitForAPIServer: poll /healthz every second
 // until it answers "ok" or the deadline passes, then read /version.
 import { realClock, type Clock } from "../clock/clock.ts";
+import { ClientConfigError } from "../kube/client-config.ts";
 import type { KubeClient } from "../kube/client.ts";
 import type { ServerVersion } from "../kube/discovery.ts";
 import type { Logger } from "../log/logger.ts";
@@ -32,7 +33,8 @@ export async function waitForApiServer(
       if (body === "ok") return await client.discovery.serverVersion(options.signal);
       lastProblem = `/healthz answered "${body.slice(0, 200)}"`;
     } catch (err) {
-      if (options.signal?.aborted) throw err;
+      // A kubeconfig that cannot work will not start working by waiting.
+      if (options.signal?.aborted || err instanceof ClientConfigError) throw err;
       lastProblem = errorMessage(err);
     }
     if (attempt === 1 || attempt % 10 === 0) {

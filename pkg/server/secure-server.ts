@@ -113,7 +113,7 @@ function secureContextOptions(settings: TlsSettings): SecureContextOptions {
 
 function refuseWhatTheRuntimeIgnores(settings: TlsSettings): void {
   if ("Deno" in globalThis && settings.cipherSuites.length > 0) {
-    throw new ServingError("--tls-cipher-suites cannot be honoured on Deno, whose TLS server offers its own suites whatever it is told; leave the flag out or run kube-loom on Bun");
+    throw new ServingError("--tls-cipher-suites cannot be honoured on Deno, whose TLS server offers its own suites whatever it is told; leave the flag out or run kube-loom on Bun or Node.js");
   }
 }
 
