@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createPki, type Pki } from "../../test/controlplane/pki.ts";
+import { isExpectedError } from "../errors/expected-error.ts";
 import { createFetch } from "./transport.ts";
 
 /** A TLS server on loopback answering every request with the HTTP version it was made in. */
@@ -67,6 +68,19 @@ describe("Bun transport", () => {
       expect(await (await fetch(server.url, { method: "GET" })).text()).toBe("1.1");
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe("Deno transport", () => {
+  test("kubeconfig TLS settings Deno cannot take per client are refused in one line, as the user's mistake, not a bug", async () => {
+    for (const [tls, field] of [
+      [{ insecureSkipVerify: true }, "insecure-skip-tls-verify"],
+      [{ serverName: "localhost" }, "tls-server-name"],
+    ] as const) {
+      const failure = await createFetch(tls, "deno").then(() => undefined, (err: unknown) => err);
+      expect(isExpectedError(failure)).toBe(true);
+      expect((failure as Error).message).toStartWith(`${field} cannot be set per client on Deno`);
     }
   });
 });

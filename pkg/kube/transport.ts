@@ -2,6 +2,7 @@
 // client-node hands its TLS material to undici through a `dispatcher`, which Bun silently
 // drops (custom CA → SELF_SIGNED_CERT_IN_CHAIN, client certificates never sent); so every
 // request of kube-loom goes through the function built here instead.
+import { ExpectedError } from "../errors/expected-error.ts";
 import { requireSupportedNode } from "./node-version.ts";
 
 /** How the connection to the API server is secured, as a kubeconfig cluster and user describe it. */
@@ -82,10 +83,21 @@ interface DenoHttpApi {
   createHttpClient(options: { caCerts?: string[]; cert?: string; key?: string }): object;
 }
 
+/** A kubeconfig TLS setting the runtime's HTTP client cannot take: the user's to change, not a bug. */
+class RuntimeTlsLimitError extends ExpectedError {
+  override readonly name = "RuntimeTlsLimitError";
+}
+
 function denoFetch(tls: TlsOptions): Fetch {
+  // Deno's createHttpClient has neither setting; going on would fail every request with a certificate error.
   if (tls.insecureSkipVerify) {
-    throw new Error(
-      "insecure-skip-tls-verify cannot be set per client on Deno: start Deno with --unsafely-ignore-certificate-errors instead",
+    throw new RuntimeTlsLimitError(
+      "insecure-skip-tls-verify cannot be set per client on Deno: give the cluster's certificate-authority, or run kube-loom on Bun or Node.js",
+    );
+  }
+  if (tls.serverName) {
+    throw new RuntimeTlsLimitError(
+      "tls-server-name cannot be set per client on Deno: use a server URL whose host the certificate names, or run kube-loom on Bun or Node.js",
     );
   }
   const deno = (globalThis as unknown as { Deno: DenoHttpApi }).Deno;
