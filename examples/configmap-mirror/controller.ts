@@ -18,7 +18,9 @@ export const configMapMirror = controller("configmap-mirror")
   )
   .complete(({ client, values, informer }) => {
     const [sourceNamespace = "", name = ""] = values.get(sourceFlag).split("/");
-    const source = informer(resources.configMaps, { scope: { namespace: sourceNamespace, fieldSelector: `metadata.name=${name}` } });
+    // The cache `watches` fills: a change of the source is there before its event queues the namespaces.
+    // A cache of its own (say, scoped to the source's name) could still hold the old data then.
+    const source = informer(resources.configMaps);
     const copies = informer(resources.configMaps, { scope: { labelSelector: copyLabel } });
     const deleteCopy = async (namespace: string) => {
       await client.dynamic.resource(resources.configMaps, namespace).delete(name).catch((err: unknown) => {
