@@ -7,7 +7,9 @@
 // Ctrl-C stops kube-loom (it releases its lease) and then the cluster.
 import { readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { parseArgs } from "node:util";
+import { builtinControllers } from "../controllers/registry.ts";
+import { parseCommandLine } from "../pkg/options/parse-command-line.ts";
+import { kubeLoomProgram } from "../pkg/version.ts";
 import { FAKE_NODE_NAME, KUBE_CONTROLLER_MANAGER_CONTROLLERS, LocalCluster } from "../test/controlplane/local-cluster.ts";
 
 const repoRoot = resolve(import.meta.dir, "..");
@@ -22,33 +24,21 @@ const servingDefaults = [
 ];
 const kubeLoomArgs = [...servingDefaults, "--log-format=text", ...process.argv.slice(2)];
 
-/**
- * Where kube-loom will serve, read from its arguments as its own parser reads them (`--flag=value`
- * or `--flag value`, the last occurrence winning); a --config file is not looked into.
- */
+/** Where kube-loom will serve, as its own parser reads the arguments (a --config file included); undefined: off. */
 function servingFromArgs(args: readonly string[]): { https: string | undefined; http: string | undefined } {
-  const names = ["bind-address", "secure-port", "address", "port"] as const;
-  const { tokens } = parseArgs({
-    args: [...args],
-    options: Object.fromEntries(names.map((name) => [name, { type: "string" as const }])),
-    strict: false,
-    allowPositionals: true,
-    tokens: true,
-  });
-  const last: Partial<Record<(typeof names)[number], string>> = {};
-  for (const token of tokens) {
-    if (token.kind === "option" && token.value !== undefined && (names as readonly string[]).includes(token.name)) last[token.name as (typeof names)[number]] = token.value;
-  }
+  const parsed = parseCommandLine(args, { controllers: builtinControllers, program: kubeLoomProgram });
+  // Arguments kube-loom refuses: it says why itself and exits, and nothing is served.
+  if (parsed.kind !== "run") return { https: undefined, http: undefined };
+  const { secure, insecure } = parsed.options.serving;
   // An address that listens everywhere is reached on loopback from here; IPv6 goes in brackets.
-  const host = (address: string | undefined) => {
-    if (address === undefined || address === "" || address === "0.0.0.0") return "127.0.0.1";
+  const host = (address: string) => {
+    if (address === "" || address === "0.0.0.0") return "127.0.0.1";
     if (address === "::") return "[::1]";
     return address.includes(":") ? `[${address}]` : address;
   };
   // Port 0 turns the server off.
-  const url = (scheme: string, address: string | undefined, port: string | undefined) =>
-    port === undefined || Number(port) === 0 ? undefined : `${scheme}://${host(address)}:${Number(port)}`;
-  return { https: url("https", last["bind-address"], last["secure-port"]), http: url("http", last.address, last.port) };
+  const url = (scheme: string, address: string, port: number) => (port === 0 ? undefined : `${scheme}://${host(address)}:${port}`);
+  return { https: url("https", secure.bindAddress, secure.port), http: url("http", insecure.address, insecure.port) };
 }
 
 const build = Bun.spawnSync(["./node_modules/.bin/bun", "run", "build"], { cwd: repoRoot, stdout: "inherit", stderr: "inherit" });

@@ -1,6 +1,6 @@
 // What `complete` makes of a builder's description: a controller core with the primary
 // resource, the watches and the reconciler the setup returns, as a runnable for the manager.
-import { Controller, maxWorkers } from "../controller/controller.ts";
+import { Controller, isWorkerCount, maxWorkers } from "../controller/controller.ts";
 import type { KeyQueue } from "../controller/handlers.ts";
 import type { ReconcileResult } from "../controller/reconciler.ts";
 import { splitMetaNamespaceKey } from "../informer/keys.ts";
@@ -127,6 +127,6 @@ function mapContextOver<T extends KubeObject>(primary: PrimaryResource<T> | unde
 /** A workers flag's value; one out of range is the user's mistake, named by the flag (its own bounds may be wider). */
 function flaggedWorkers(flag: FlagDefinition<number>, values: FlagValues): number {
   const count = values.get(flag);
-  if (count >= 1 && count <= maxWorkers) return count;
+  if (isWorkerCount(count)) return count;
   throw new UsageError(`invalid value ${count} for --${flag.name}: expected a number of workers from 1 to ${maxWorkers}`);
 }

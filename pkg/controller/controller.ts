@@ -30,9 +30,14 @@ import type { Reconciler } from "./reconciler.ts";
  */
 export const maxWorkers = 10_000;
 
-/** `count` when it is a whole number of workers from 1 to maxWorkers; else throws Error naming controller `name`. */
+/** A whole number of workers from 1 to maxWorkers. */
+export function isWorkerCount(count: number): boolean {
+  return Number.isInteger(count) && count >= 1 && count <= maxWorkers;
+}
+
+/** `count` when it is a worker count (isWorkerCount); else throws Error naming controller `name`. */
 export function checkedWorkers(name: string, count: number): number {
-  if (Number.isInteger(count) && count >= 1 && count <= maxWorkers) return count;
+  if (isWorkerCount(count)) return count;
   throw new Error(`controller ${name}: invalid number of workers ${count}: expected a whole number from 1 to ${maxWorkers}`);
 }
 

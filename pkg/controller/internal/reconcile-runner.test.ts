@@ -113,31 +113,24 @@ describe("ReconcileRunner: controller-runtime's reconcile contract", () => {
     await h.finished;
   });
 
-  test("a TerminalError is counted but not retried", async () => {
-    const h = harness(async () => {
-      throw new TerminalError("spec.cidr is not a CIDR");
+  // Thrown as it is, or as the cause of another error (controller-runtime's errors.Is finds it wrapped).
+  for (const [how, thrown] of [
+    ["a TerminalError", () => new TerminalError("spec.cidr is not a CIDR")],
+    ["a TerminalError given as the cause of what is thrown", () => new Error("validating the Network", { cause: new TerminalError("spec.cidr is not a CIDR") })],
+  ] as const) {
+    test(`${how} is counted but not retried`, async () => {
+      const h = harness(async () => {
+        throw thrown();
+      });
+      h.queue.add("a");
+      await turns();
+      await h.clock.advance(60_000);
+      expect(h.calls).toEqual(["a"]);
+      expect(h.outcomes).toEqual(["terminal_error"]);
+      h.stop.abort();
+      await h.finished;
     });
-    h.queue.add("a");
-    await turns();
-    await h.clock.advance(60_000);
-    expect(h.calls).toEqual(["a"]);
-    expect(h.outcomes).toEqual(["terminal_error"]);
-    h.stop.abort();
-    await h.finished;
-  });
-
-  test("a TerminalError given as the cause of what is thrown is terminal too (controller-runtime's errors.Is)", async () => {
-    const h = harness(async () => {
-      throw new Error("validating the Network", { cause: new TerminalError("spec.cidr is not a CIDR") });
-    });
-    h.queue.add("a");
-    await turns();
-    await h.clock.advance(60_000);
-    expect(h.calls).toEqual(["a"]);
-    expect(h.outcomes).toEqual(["terminal_error"]);
-    h.stop.abort();
-    await h.finished;
-  });
+  }
 
   test("a thrown value that is no Error is named in the log line, undefined included", async () => {
     const chunks: string[] = [];
